@@ -1,0 +1,74 @@
+"""The Python API: analyse a session file, or a plain list of messages where each is a stop."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from keepd.core.analysis import Analysis, analyse_state
+from keepd.core.grade import DEFAULT_TUNING, Tuning
+from keepd.core.messages import DEFAULT_POLICY, Node, TextPolicy
+from keepd.core.session import SessionState
+from keepd.core.tree import Scope
+from keepd.core.words import content_words
+from keepd.errors import NotASessionError, UnreadableError
+
+READ_CHUNK = 1 << 20
+
+
+def analyse_file(
+    path: str | Path,
+    *,
+    whole: bool = False,
+    tuning: Tuning = DEFAULT_TUNING,
+    policy: TextPolicy = DEFAULT_POLICY,
+    window: int | None = None,
+) -> Analysis:
+    """The analysis of the session file at `path` (the current context, or `whole` history)."""
+    state = load_state(path, Scope.WHOLE if whole else Scope.CURRENT, policy=policy)
+    if not state.tree.nodes or state.tree.leaf() is None:
+        raise NotASessionError(str(path))
+    return analyse_state(state, path=str(path), tuning=tuning, window=window)
+
+
+def load_state(
+    path: str | Path, scope: Scope, *, policy: TextPolicy = DEFAULT_POLICY, detail: bool = True
+) -> SessionState:
+    """Reads a file at rest into a session state, in chunks, through the incremental reader."""
+    state = SessionState(scope, policy=policy, detail=detail)
+    try:
+        with Path(path).open("rb") as handle:
+            while chunk := handle.read(READ_CHUNK):
+                state.feed(chunk)
+    except IsADirectoryError as error:
+        raise NotASessionError(str(path)) from error
+    except OSError as error:
+        raise UnreadableError(str(path), error.strerror or str(error)) from error
+    state.finish()
+    return state
+
+
+def analyse_texts(texts: Sequence[str], *, tuning: Tuning = DEFAULT_TUNING) -> Analysis:
+    """The analysis of plain messages, oldest first, every one a stop.
+
+    >>> result = analyse_texts(["plan the parser", "parser tests", "fix the parser tests"])
+    >>> [stop.below for stop in result.stops]
+    [2, 1, 0]
+    """
+    state = SessionState(Scope.WHOLE)
+    state.add_nodes([_text_node(i, text) for i, text in enumerate(texts)])
+    return analyse_state(state, tuning=tuning)
+
+
+def _text_node(i: int, text: str) -> Node:
+    parent = str(i - 1) if i else None
+    return Node(
+        pos=i,
+        kind="user",
+        uuid=str(i),
+        parent=parent,
+        is_prompt=True,
+        chars=len(text),
+        quote=" ".join(text.split())[:240],
+        words=content_words(text),
+    )

@@ -1,0 +1,101 @@
+"""The `keepd` command: parses arguments, runs one operation, prints errors in one line."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import shutil
+import sys
+from collections.abc import Sequence
+
+from keepd._version import __version__
+from keepd.errors import KeepdError
+
+log = logging.getLogger(__name__)
+INTERNAL_ERROR = 70
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the console script; returns the exit code."""
+    parser = _parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING)
+    handler = getattr(args, "handler", None)
+    if handler is None:
+        parser.print_help()
+        return 0
+    try:
+        code: int = handler(args)
+    except KeepdError as error:
+        print(f"keepd: {error}", file=sys.stderr)
+        return error.exit_code
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 0
+    except Exception as error:
+        if args.verbose:
+            raise
+        print(f"keepd: internal error: {error!r} (run with --verbose for details)", file=sys.stderr)
+        return INTERNAL_ERROR
+    return code
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="keepd", description="Where a long Claude Code chat can forget."
+    )
+    parser.add_argument("--version", action="version", version=f"keepd {__version__}")
+    parser.add_argument("-v", "--verbose", action="store_true", help="tracebacks and debug logs")
+    commands = parser.add_subparsers(title="commands", metavar="COMMAND")
+    report = commands.add_parser("report", help="print where to stop in one or more sessions")
+    report.add_argument(
+        "sessions",
+        nargs="*",
+        metavar="SESSION",
+        help="a path, a session id or unique prefix (default: the newest session here)",
+    )
+    report.add_argument("--whole", action="store_true", help="the full history, uncompacted")
+    report.add_argument("--json", action="store_true", help="machine-readable output")
+    report.add_argument("--example", action="store_true", help="analyse the bundled example")
+    report.add_argument("--width", type=int, help="terminal width (default: detected)")
+    report.add_argument("--window", type=int, help="context window in tokens (default: 200k)")
+    report.set_defaults(handler=_report)
+    return parser
+
+
+def _report(args: argparse.Namespace) -> int:
+    from keepd.service import Service
+
+    service = Service()
+    names: list[str | None] = list(args.sessions) or [None]
+    results = [
+        service.report(name, whole=args.whole, example=args.example, window=args.window)
+        for name in names
+    ]
+    if args.json:
+        from keepd.report.jsonout import dumps
+
+        sys.stdout.buffer.write(dumps([r.analysis for r in results], many=len(names) > 1))
+        return 0
+    from keepd.report.terminal import Style, render
+
+    style = Style(width=args.width or _width(), color=_color())
+    for result in results:
+        if result.example and not args.example:
+            print("keepd: no Claude Code sessions found; showing the example", file=sys.stderr)
+        sys.stdout.write(render(result.analysis, style, example=result.example))
+    return 0
+
+
+def _width() -> int:
+    return max(shutil.get_terminal_size((80, 24)).columns, 40)
+
+
+def _color() -> bool:
+    return sys.stdout.isatty() and "NO_COLOR" not in os.environ and os.environ.get("TERM") != "dumb"
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,259 @@
+"""Assembles the report's data from a session's branch, index, curve and grades."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+
+from keepd.core.blocks import Block, BorrowedWord, blocks_before, borrowed_words
+from keepd.core.curve import curve
+from keepd.core.grade import DEFAULT_TUNING, Grading, Tuning, Zone, grade
+from keepd.core.session import SessionState
+from keepd.core.tokens import ContextUse, context_use, freed_shares, message_tokens
+from keepd.core.tree import Branch
+
+SCHEMA_VERSION = 1
+
+
+@dataclass(frozen=True, slots=True)
+class Stop:
+    """One place the picker lets you stop, and what stopping there would do."""
+
+    uuid: str
+    index: int
+    below: int
+    in_picker: bool
+    frees: float
+    sc: float | None
+    kept: int
+    borrowed: int
+    grade: str | None
+    multiple: float | None
+    quote: str
+    timestamp: str
+
+
+@dataclass(frozen=True, slots=True)
+class ZoneInfo:
+    """A graded zone by the uuids of its first, best and last stops."""
+
+    first: str
+    best: str
+    last: str
+    grade: str
+    shape: str
+    multiple: float
+
+
+@dataclass(frozen=True, slots=True)
+class BlockInfo:
+    """A sixth of the part before the pick and how much the kept part borrows from it."""
+
+    first: int
+    last: int
+    first_uuid: str | None
+    borrowed: int
+    share: float
+    side_trip: bool
+    quote: str
+
+
+@dataclass(frozen=True, slots=True)
+class WordInfo:
+    """A borrowed word, its uses in the kept part, and the message that introduced it."""
+
+    word: str
+    uses: int
+    first: int
+    first_uuid: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Analysis:
+    """Everything a front end shows about one session; `to_dict` is the `--json` form."""
+
+    session_id: str | None
+    path: str | None
+    project: str | None
+    scope: str
+    messages: int
+    skipped_lines: int
+    context: dict[str, Any]
+    tokens_estimated: bool
+    wiggle: float | None
+    stops: list[Stop]
+    zones: list[ZoneInfo]
+    pick: str | None
+    trade: list[str]
+    blocks: list[BlockInfo] = field(default_factory=list)
+    borrowed_words: list[WordInfo] = field(default_factory=list)
+    sidechain_only: bool = False
+    schema: int = SCHEMA_VERSION
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["stop_count"] = len(self.stops)
+        return data
+
+    def stop(self, uuid: str | None) -> Stop | None:
+        return next((stop for stop in self.stops if stop.uuid == uuid), None)
+
+
+def analyse_state(
+    state: SessionState,
+    *,
+    path: str | None = None,
+    tuning: Tuning = DEFAULT_TUNING,
+    window: int | None = None,
+) -> Analysis:
+    """The analysis of what `state` has read so far."""
+    branch = state.branch()
+    tokens, estimated = message_tokens(branch.messages)
+    frees = freed_shares(tokens, branch.stops)
+    points = curve(state.index, branch.stops)
+    grading = grade(points, frees, tuning)
+    use = context_use(state.tree, branch.boundary, window)
+    stops = _stops(branch, points.sc, points.kept, points.borrowed, frees, grading, state)
+    target = _target(grading)
+    blocks: list[BlockInfo] = []
+    words: list[WordInfo] = []
+    if target is not None and state.index.detail:
+        stop_index = branch.stops[target]
+        blocks = _blocks(branch, blocks_before(state.index, stop_index))
+        words = _words(branch, borrowed_words(state.index, stop_index))
+    return Analysis(
+        session_id=_session_id(state),
+        path=path,
+        project=_project(state),
+        scope=state.scope.value,
+        messages=len(branch.messages),
+        skipped_lines=state.reader.skipped,
+        context=_context(use),
+        tokens_estimated=estimated,
+        wiggle=None if not np.isfinite(grading.wiggle) else round(grading.wiggle, 6),
+        stops=stops,
+        zones=[_zone_info(branch, zone) for zone in grading.zones],
+        pick=_uuid(branch, grading.pick.best) if grading.pick else None,
+        trade=[_uuid(branch, k) for k in grading.trade],
+        blocks=blocks,
+        borrowed_words=words,
+        sidechain_only=state.tree.sidechain_only and bool(branch.messages),
+    )
+
+
+def _target(grading: Grading) -> int | None:
+    if grading.pick is not None:
+        return grading.pick.best
+    return grading.trade[len(grading.trade) // 2] if grading.trade else None
+
+
+def _stops(
+    branch: Branch,
+    sc: np.ndarray,
+    kept: np.ndarray,
+    borrowed: np.ndarray,
+    frees: np.ndarray,
+    grading: Grading,
+    state: SessionState,
+) -> list[Stop]:
+    best = {zone.best: zone for zone in grading.zones}
+    picker_from = _picker_start(branch, state)
+    count = len(branch.stops)
+    out = []
+    for k, index in enumerate(branch.stops):
+        node = branch.messages[index]
+        zone = best.get(k)
+        out.append(
+            Stop(
+                uuid=node.uuid or "",
+                index=index,
+                below=count - k - 1,
+                in_picker=node.pos > picker_from,
+                frees=round(float(frees[k]), 4),
+                sc=None if np.isnan(sc[k]) else round(float(sc[k]), 5),
+                kept=int(kept[k]),
+                borrowed=int(borrowed[k]),
+                grade=zone.shape if zone else None,
+                multiple=zone.multiple if zone else None,
+                quote=node.quote,
+                timestamp=node.timestamp,
+            )
+        )
+    return out
+
+
+def _picker_start(branch: Branch, state: SessionState) -> int:
+    """File position after which the picker can act (the last boundary on the branch)."""
+    if branch.boundary is not None:
+        return branch.boundary.pos
+    current = state.tree.branch() if state.scope.value != "current" else branch
+    return current.boundary.pos if current.boundary is not None else -1
+
+
+def _uuid(branch: Branch, k: int) -> str:
+    return branch.messages[branch.stops[k]].uuid or ""
+
+
+def _zone_info(branch: Branch, zone: Zone) -> ZoneInfo:
+    return ZoneInfo(
+        first=_uuid(branch, zone.first),
+        best=_uuid(branch, zone.best),
+        last=_uuid(branch, zone.last),
+        grade=zone.grade.value,
+        shape=zone.shape,
+        multiple=zone.multiple,
+    )
+
+
+def _blocks(branch: Branch, blocks: list[Block]) -> list[BlockInfo]:
+    out = []
+    for block in blocks:
+        prompts = [i for i in branch.stops if block.first <= i <= block.last]
+        lead = branch.messages[prompts[0]] if prompts else branch.messages[block.first]
+        out.append(
+            BlockInfo(
+                first=block.first,
+                last=block.last,
+                first_uuid=lead.uuid,
+                borrowed=block.borrowed,
+                share=round(block.share, 4),
+                side_trip=block.side_trip,
+                quote=lead.quote,
+            )
+        )
+    return out
+
+
+def _words(branch: Branch, words: list[BorrowedWord]) -> list[WordInfo]:
+    return [
+        WordInfo(
+            word=w.word, uses=w.uses, first=w.first, first_uuid=branch.messages[w.first].uuid
+        )
+        for w in words
+    ]
+
+
+def _context(use: ContextUse) -> dict[str, Any]:
+    share = use.share
+    return {
+        "tokens": use.tokens,
+        "window": use.window,
+        "share": None if share is None else round(share, 4),
+        "source": use.source,
+    }
+
+
+def _session_id(state: SessionState) -> str | None:
+    for node in state.tree.nodes:
+        if node.session_id:
+            return node.session_id
+    return None
+
+
+def _project(state: SessionState) -> str | None:
+    for node in reversed(state.tree.nodes):
+        if node.cwd:
+            return node.cwd
+    return None

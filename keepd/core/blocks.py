@@ -1,0 +1,71 @@
+"""Names what the summary may drop: which earlier blocks the kept part borrows from, and what."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from keepd.core.index import Index
+
+BLOCKS = 6
+SIDE_TRIP_SHARE = 0.05
+TOP_WORDS = 12
+
+
+@dataclass(frozen=True, slots=True)
+class Block:
+    """Messages `first..last` before the stop and the share of borrowed uses they introduced."""
+
+    first: int
+    last: int
+    borrowed: int
+    share: float
+
+    @property
+    def side_trip(self) -> bool:
+        return self.share < SIDE_TRIP_SHARE
+
+
+@dataclass(frozen=True, slots=True)
+class BorrowedWord:
+    """A word the kept part leans on, how often, and the message that introduced it."""
+
+    word: str
+    uses: int
+    first: int
+
+
+def blocks_before(index: Index, stop: int, count: int = BLOCKS) -> list[Block]:
+    """Splits messages 0..stop-1 into `count` even blocks; attributes borrowed uses to them."""
+    if stop <= 0:
+        return []
+    message, first, _ = index.uses()
+    borrowed_firsts = first[(message >= stop) & (first < stop)]
+    edges = np.linspace(0, stop, min(count, stop) + 1).round().astype(np.int64)
+    per_block = np.histogram(borrowed_firsts, bins=edges)[0] if len(edges) > 1 else []
+    total = int(len(borrowed_firsts)) or 1
+    return [
+        Block(first=int(lo), last=int(hi) - 1, borrowed=int(n), share=int(n) / total)
+        for lo, hi, n in zip(edges[:-1], edges[1:], per_block, strict=True)
+    ]
+
+
+def borrowed_words(index: Index, stop: int, top: int = TOP_WORDS) -> list[BorrowedWord]:
+    """The words the kept part borrows most, most used first."""
+    message, first, word = index.uses()
+    mask = (message >= stop) & (first < stop)
+    if not mask.any():
+        return []
+    hashes, where, counts = np.unique(word[mask], return_index=True, return_counts=True)
+    firsts = first[mask][where]
+    order = sorted(
+        range(len(hashes)),
+        key=lambda i: (-int(counts[i]), index.names.get(int(hashes[i]), "")),
+    )[:top]
+    return [
+        BorrowedWord(
+            word=index.names.get(int(hashes[i]), "?"), uses=int(counts[i]), first=int(firsts[i])
+        )
+        for i in order
+    ]

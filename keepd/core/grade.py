@@ -1,0 +1,162 @@
+"""Grades the curve's zones against its own wiggle and chooses the pick, or the trade.
+
+At a change of work the curve holds, or peaks, and then falls: past the change, the new
+work's own first words become borrowed. A zone's height is that fall (the stop against the
+mean of the next few), weighted by the square root of the kept part's share because steps
+grow as the kept part shrinks (measure.md), and measured in wiggles: the median step
+between neighbouring stops.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+import numpy as np
+
+from keepd.core.curve import Curve, FloatArray
+
+
+class Grade(str, Enum):
+    """How clear a zone is, strongest first."""
+
+    CLEAR = "●●●"
+    SUBTOPIC = "●●"
+    FAINT = "●"
+
+    @property
+    def strength(self) -> int:
+        return len(self.value)
+
+
+FALLING_MARK = "▔▔▁"
+
+
+@dataclass(frozen=True, slots=True)
+class Tuning:
+    """The constants of grading, calibrated in `keepd.evaluate` (README, "Calibration")."""
+
+    clear: float = 8.0
+    subtopic: float = 4.0
+    faint: float = 1.5
+    min_kept_uses: int = 60
+    min_kept_share: float = 0.04
+    min_frees: float = 0.02
+    window: int = 4
+
+
+DEFAULT_TUNING = Tuning()
+
+
+@dataclass(frozen=True, slots=True)
+class Zone:
+    """A graded zone: stops `first..last` (positions in the curve), best at `best`."""
+
+    first: int
+    last: int
+    best: int
+    grade: Grade
+    multiple: float
+    falling: bool = False
+
+    @property
+    def shape(self) -> str:
+        """The mark shown for the zone: its grade, or the falling mark when it only falls."""
+        return FALLING_MARK if self.falling else self.grade.value
+
+
+@dataclass(frozen=True, slots=True)
+class Grading:
+    """Zones oldest first, the wiggle, the pick and (without a ●● zone) the trade."""
+
+    wiggle: float
+    eligible: list[bool]
+    zones: list[Zone]
+    pick: Zone | None
+    trade: list[int]
+
+
+def grade(curve: Curve, frees: FloatArray, tuning: Tuning = DEFAULT_TUNING) -> Grading:
+    """Finds, grades and ranks the zones of `curve`; `frees` is each stop's freed share."""
+    eligible = _eligible(curve, frees, tuning)
+    points = np.flatnonzero(eligible)
+    wiggle = _wiggle(curve.sc[points])
+    heights = _heights(curve, tuning.window) / wiggle if np.isfinite(wiggle) else None
+    zones = [] if heights is None else _zones(curve, heights, points, tuning)
+    pick = _pick(zones)
+    strong = pick is not None and pick.grade.strength >= Grade.SUBTOPIC.strength
+    trade = [] if strong else _trade(curve, frees, points)
+    return Grading(wiggle, eligible.tolist(), zones, pick, trade)
+
+
+def _eligible(curve: Curve, frees: FloatArray, tuning: Tuning) -> np.ndarray:
+    """Stops that free something and keep enough words to be measured (the floor)."""
+    total = int(curve.kept[0]) if len(curve) else 0
+    floor = max(tuning.min_kept_uses, tuning.min_kept_share * total)
+    ok = (curve.kept >= floor) & ~np.isnan(curve.sc) & (frees >= tuning.min_frees)
+    if len(ok):
+        ok[-1] = False  # nothing after the last stop to fall to
+    return np.asarray(ok)
+
+
+def _wiggle(values: FloatArray) -> float:
+    if len(values) < 3:
+        return float("nan")
+    return max(float(np.median(np.abs(np.diff(values)))), 1e-4)
+
+
+def _heights(curve: Curve, window: int) -> FloatArray:
+    """How far each stop stands above the mean of the next `window` stops, size-weighted."""
+    sc = np.nan_to_num(curve.sc, nan=0.0)
+    padded = np.concatenate([sc, np.full(window, sc[-1] if len(sc) else 0.0)])
+    ahead = np.mean([padded[j : j + len(sc)] for j in range(1, window + 1)], axis=0)
+    weight = np.sqrt(curve.kept / max(int(curve.kept[0]), 1)) if len(sc) else sc
+    return np.asarray((sc - ahead) * weight, dtype=np.float64)
+
+
+def _zones(curve: Curve, heights: FloatArray, points: np.ndarray, tuning: Tuning) -> list[Zone]:
+    """Local maxima of the height among eligible stops, graded by their multiple."""
+    zones: list[Zone] = []
+    allowed = set(points.tolist())
+    for k in points.tolist():
+        h = float(heights[k])
+        if h < tuning.faint or not _is_local_max(heights, k, allowed):
+            continue
+        falling = k > 0 and curve.sc[k] < curve.sc[k - 1]
+        grade_ = _classify(h, tuning)
+        zones.append(Zone(k, k, k, grade_, round(h, 2), falling=falling))
+    return zones
+
+
+def _is_local_max(heights: FloatArray, k: int, allowed: set[int]) -> bool:
+    return all(heights[k] >= heights[j] for j in (k - 1, k + 1) if j in allowed)
+
+
+def _classify(multiple: float, tuning: Tuning) -> Grade:
+    if multiple >= tuning.clear:
+        return Grade.CLEAR
+    if multiple >= tuning.subtopic:
+        return Grade.SUBTOPIC
+    return Grade.FAINT
+
+
+def _pick(zones: list[Zone]) -> Zone | None:
+    """Among the strongest class present, the latest zone."""
+    if not zones:
+        return None
+    strongest = max(zone.grade.strength for zone in zones)
+    return [zone for zone in zones if zone.grade.strength == strongest][-1]
+
+
+def _trade(curve: Curve, frees: FloatArray, points: np.ndarray) -> list[int]:
+    """Three stops, light to deep: the most self-contained in each third of what can be freed."""
+    if len(points) == 0:
+        return []
+    share = frees[points]
+    top = float(share.max()) or 1.0
+    chosen: list[int] = []
+    for low, high in ((0.0, 1 / 3), (1 / 3, 2 / 3), (2 / 3, 1.01)):
+        band = points[(share >= low * top) & (share < high * top)]
+        if len(band):
+            chosen.append(int(band[np.argmax(curve.sc[band])]))
+    return chosen

@@ -1,0 +1,157 @@
+"""The rolling first-appearance index: where each word first appeared, and two histograms.
+
+Appending k messages costs O(their words); the curve over every stop is two reversed
+cumulative sums (measure.md). Words are kept as 64-bit hashes in sorted arrays, so following
+hundreds of sessions stays small; `detail` also keeps every use, for the blocks and the
+borrowed words of one analysis.
+
+>>> index = Index()
+>>> index.extend([["parser", "tests"], ["parser", "fix"], ["docs"]])
+>>> index.uses_by_message.tolist(), index.uses_by_first.tolist()
+([2, 2, 1], [3, 1, 1])
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from itertools import chain
+
+import numpy as np
+import numpy.typing as npt
+
+IntArray = npt.NDArray[np.int64]
+_SMALL_BATCH = 64
+
+
+class _Growable:
+    """An int64 array with amortised O(1) appends."""
+
+    def __init__(self) -> None:
+        self._data: IntArray = np.zeros(16, dtype=np.int64)
+        self.size = 0
+
+    def view(self) -> IntArray:
+        return self._data[: self.size]
+
+    def grow(self, extra: int) -> None:
+        need = self.size + extra
+        if need > len(self._data):
+            bigger = np.zeros(max(need, 2 * len(self._data)), dtype=np.int64)
+            bigger[: self.size] = self._data[: self.size]
+            self._data = bigger
+        self.size = need
+
+    def append(self, values: IntArray) -> None:
+        start = self.size
+        self.grow(len(values))
+        self._data[start : self.size] = values
+
+
+class _FirstSeen:
+    """Maps word hashes to the message where each first appeared."""
+
+    def __init__(self) -> None:
+        self._keys: IntArray = np.empty(0, dtype=np.int64)
+        self._firsts: IntArray = np.empty(0, dtype=np.int64)
+        self._pending: dict[int, int] = {}
+
+    def __len__(self) -> int:
+        return len(self._keys) + len(self._pending)
+
+    def resolve(self, uniq: IntArray, first_here: IntArray) -> tuple[IntArray, IntArray]:
+        """First message of each sorted unique hash, recording `first_here` for new ones.
+
+        Returns the firsts and a mask of the hashes that were new.
+        """
+        firsts = np.full(len(uniq), -1, dtype=np.int64)
+        if len(self._keys):
+            at = np.minimum(np.searchsorted(self._keys, uniq), len(self._keys) - 1)
+            found = self._keys[at] == uniq
+            firsts[found] = self._firsts[at[found]]
+        missing = np.flatnonzero(firsts < 0)
+        if self._pending and len(missing):
+            for i in missing.tolist():
+                firsts[i] = self._pending.get(int(uniq[i]), -1)
+            missing = np.flatnonzero(firsts < 0)
+        firsts[missing] = first_here[missing]
+        self._record(uniq[missing], first_here[missing])
+        new = np.zeros(len(uniq), dtype=bool)
+        new[missing] = True
+        return firsts, new
+
+    def _record(self, keys: IntArray, firsts: IntArray) -> None:
+        if len(keys) < _SMALL_BATCH:
+            self._pending.update(zip(keys.tolist(), firsts.tolist(), strict=True))
+            if len(self._pending) <= 256 + len(self._keys) // 8:
+                return
+            keys = np.fromiter(self._pending.keys(), dtype=np.int64, count=len(self._pending))
+            firsts = np.fromiter(self._pending.values(), dtype=np.int64, count=len(keys))
+            self._pending = {}
+        merged_keys = np.concatenate([self._keys, keys])
+        order = np.argsort(merged_keys, kind="stable")
+        self._keys = merged_keys[order]
+        self._firsts = np.concatenate([self._firsts, firsts])[order]
+
+
+class Index:
+    """First appearances and the use histograms of one branch, appended to in order."""
+
+    def __init__(self, *, detail: bool = True) -> None:
+        self.detail = detail
+        self._seen = _FirstSeen()
+        self._by_message = _Growable()
+        self._by_first = _Growable()
+        self._use_message = _Growable()
+        self._use_first = _Growable()
+        self._use_word = _Growable()
+        self.names: dict[int, str] = {}
+
+    @property
+    def size(self) -> int:
+        """How many messages have been appended."""
+        return self._by_message.size
+
+    @property
+    def vocabulary(self) -> int:
+        return len(self._seen)
+
+    @property
+    def uses_by_message(self) -> IntArray:
+        """Uses of content words in each message."""
+        return self._by_message.view()
+
+    @property
+    def uses_by_first(self) -> IntArray:
+        """Uses whose word first appeared in each message."""
+        return self._by_first.view()
+
+    def extend(self, messages: Sequence[Sequence[str]]) -> None:
+        """Appends messages (each its content words, with repeats), oldest first."""
+        start = self.size
+        lengths = np.fromiter(map(len, messages), dtype=np.int64, count=len(messages))
+        self._by_message.append(lengths)
+        self._by_first.grow(len(messages))
+        total = int(lengths.sum())
+        if total == 0:
+            return
+        words = list(chain.from_iterable(messages))
+        hashes = np.fromiter(map(hash, words), dtype=np.int64, count=total)
+        owner = np.repeat(np.arange(start, start + len(messages), dtype=np.int64), lengths)
+        uniq, where, inverse = np.unique(hashes, return_index=True, return_inverse=True)
+        firsts, new = self._seen.resolve(uniq, owner[where])
+        use_first = firsts[inverse]
+        self._by_first.view()[:] += np.bincount(use_first, minlength=self.size)
+        if self.detail:
+            self._keep_uses(owner, use_first, hashes)
+            self.names.update((int(uniq[i]), words[where[i]]) for i in np.flatnonzero(new))
+
+    def _keep_uses(self, owner: IntArray, use_first: IntArray, hashes: IntArray) -> None:
+        self._use_message.append(owner)
+        self._use_first.append(use_first)
+        self._use_word.append(hashes)
+
+    def uses(self) -> tuple[IntArray, IntArray, IntArray]:
+        """Every use as (message, first message of its word, word hash); needs `detail`."""
+        if not self.detail:
+            raise ValueError("this index keeps no per-use detail")
+        return self._use_message.view(), self._use_first.view(), self._use_word.view()

@@ -1,0 +1,245 @@
+"""Turns one entry into a slim node: its links, whether the picker lists it, its words."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from keepd.core.entries import Entry
+from keepd.core.words import content_words
+
+SYNTHETIC_PROMPTS = frozenset(
+    {
+        "[Request interrupted by user]",
+        "[Request interrupted by user for tool use]",
+        "No response requested.",
+    }
+)
+NOT_PROMPT_MARKERS = (
+    "<local-command-stdout>",
+    "<local-command-stderr>",
+    "<bash-stdout>",
+    "<bash-stderr>",
+    "<task-notification>",
+    "<tick>",
+    "<teammate-message",
+)
+CONVERSATION = frozenset({"user", "assistant"})
+CATEGORIES = ("prompt", "reply", "tool_call", "tool_result", "thinking", "injected")
+IMAGE_TOKENS = 1600
+_NOT_TEXT_KEYS = frozenset({"type", "id", "tool_use_id", "signature"})
+QUOTE_CHARS = 240
+
+
+@dataclass(frozen=True, slots=True)
+class TextPolicy:
+    """Which text counts toward the measure (see README, "What counts")."""
+
+    counted: frozenset[str] = frozenset({"prompt", "reply", "tool_call", "injected"})
+    block_cap: int = 4000
+
+
+DEFAULT_POLICY = TextPolicy()
+
+
+@dataclass(slots=True)
+class Boundary:
+    """A compact boundary's instructions for rebuilding the context."""
+
+    anchor: str | None
+    preserved: list[str] | None
+    segment: tuple[str, str] | None  # (head, tail) of a preserved segment
+    post_tokens: int | None = None
+
+
+@dataclass(slots=True)
+class Node:
+    """What keepd keeps of one entry: links, flags, size, and the words it uses."""
+
+    pos: int
+    kind: str
+    uuid: str | None = None
+    parent: str | None = None
+    logical_parent: str | None = None
+    sidechain: bool = False
+    msg_id: str | None = None
+    is_prompt: bool = False
+    is_compact_summary: bool = False
+    boundary: Boundary | None = None
+    context_tokens: int | None = None
+    output_tokens: int = 0
+    chars: int = 0
+    images: int = 0
+    timestamp: str = ""
+    session_id: str | None = None
+    cwd: str | None = None
+    quote: str = ""
+    tool_results: tuple[str, ...] = ()
+    words: list[str] = field(default_factory=list)
+
+    @property
+    def is_message(self) -> bool:
+        return self.kind in CONVERSATION
+
+    @property
+    def estimated_tokens(self) -> float:
+        return self.chars / 4 + self.images * IMAGE_TOKENS
+
+
+def make_node(entry: Entry, pos: int, policy: TextPolicy = DEFAULT_POLICY) -> Node:
+    """The node of `entry`, the `pos`-th entry of its file."""
+    kind = entry.get("type")
+    node = Node(pos=pos, kind=kind if isinstance(kind, str) else "unknown")
+    node.uuid = _str(entry.get("uuid"))
+    node.parent = _str(entry.get("parentUuid"))
+    node.logical_parent = _str(entry.get("logicalParentUuid"))
+    node.sidechain = entry.get("isSidechain") is True
+    node.timestamp = _str(entry.get("timestamp")) or ""
+    if node.kind == "system" and entry.get("subtype") == "compact_boundary":
+        node.boundary = _boundary(entry)
+    elif node.is_message:
+        node.session_id = _interned(entry.get("sessionId"))
+        node.cwd = _interned(entry.get("cwd"))
+        _fill_message(node, entry, policy)
+    return node
+
+
+def _str(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _interned(value: Any) -> str | None:
+    """Strings every line repeats are stored once per process."""
+    return sys.intern(value) if isinstance(value, str) else None
+
+
+def _boundary(entry: Entry) -> Boundary:
+    meta = entry.get("compactMetadata")
+    meta = meta if isinstance(meta, dict) else {}
+    kept = meta.get("preservedMessages")
+    segment = meta.get("preservedSegment")
+    anchor = None
+    preserved = None
+    span = None
+    if isinstance(kept, dict):
+        anchor = _str(kept.get("anchorUuid"))
+        uuids = kept.get("uuids")
+        preserved = [u for u in uuids if isinstance(u, str)] if isinstance(uuids, list) else []
+    elif isinstance(segment, dict):
+        anchor = _str(segment.get("anchorUuid"))
+        head, tail = _str(segment.get("headUuid")), _str(segment.get("tailUuid"))
+        span = (head, tail) if head and tail else None
+    post = meta.get("postTokens")
+    post_tokens = post if isinstance(post, int) else None
+    return Boundary(anchor=anchor, preserved=preserved, segment=span, post_tokens=post_tokens)
+
+
+def _fill_message(node: Node, entry: Entry, policy: TextPolicy) -> None:
+    message = entry.get("message")
+    message = message if isinstance(message, dict) else {}
+    content = message.get("content")
+    blocks = _blocks(content)
+    texts = _texts_by_category(node.kind, entry, blocks, policy.block_cap)
+    node.chars = sum(len(text) for _, text in texts)
+    node.images = sum(1 for block in blocks if block.get("type") == "image")
+    node.words = content_words(" ".join(text for cat, text in texts if cat in policy.counted))
+    node.tool_results = tuple(
+        str(block.get("tool_use_id")) for block in blocks if block.get("type") == "tool_result"
+    )
+    if node.kind == "assistant":
+        _fill_assistant(node, entry, message)
+    else:
+        node.is_compact_summary = entry.get("isCompactSummary") is True
+        node.is_prompt = is_prompt(entry, blocks)
+        if node.is_prompt:
+            node.quote = _quote(texts)
+
+
+def _fill_assistant(node: Node, entry: Entry, message: dict[str, Any]) -> None:
+    node.msg_id = _str(message.get("id"))
+    usage = message.get("usage")
+    if not isinstance(usage, dict) or message.get("model") == "<synthetic>":
+        return
+    if entry.get("isApiErrorMessage") is True:
+        return
+    keys = ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
+    counts = [usage.get(key) for key in keys]
+    if all(isinstance(count, int) for count in counts):
+        node.context_tokens = sum(count for count in counts if isinstance(count, int))
+    output = usage.get("output_tokens")
+    node.output_tokens = output if isinstance(output, int) else 0
+
+
+def _blocks(content: Any) -> list[dict[str, Any]]:
+    if isinstance(content, str):
+        return [{"type": "text", "text": content}]
+    if isinstance(content, list):
+        return [block for block in content if isinstance(block, dict)]
+    return []
+
+
+def is_prompt(entry: Entry, blocks: list[dict[str, Any]] | None = None) -> bool:
+    """Whether the rewind picker lists `entry` (sessions.md, "The rewind picker")."""
+    if entry.get("type") != "user" or entry.get("isSidechain") is True:
+        return False
+    flags = ("isMeta", "isCompactSummary", "isVisibleInTranscriptOnly")
+    if any(entry.get(flag) is True for flag in flags):
+        return False
+    if blocks is None:
+        message = entry.get("message")
+        blocks = _blocks(message.get("content") if isinstance(message, dict) else None)
+    if not blocks or blocks[0].get("type") == "tool_result":
+        return False
+    texts = [block.get("text") for block in blocks if block.get("type") == "text"]
+    texts = [text for text in texts if isinstance(text, str)]
+    if not texts:
+        return any(block.get("type") == "image" for block in blocks)
+    if texts[0].strip() in SYNTHETIC_PROMPTS:
+        return False
+    return not any(marker in texts[-1] for marker in NOT_PROMPT_MARKERS)
+
+
+def _texts_by_category(
+    kind: str, entry: Entry, blocks: list[dict[str, Any]], cap: int
+) -> list[tuple[str, str]]:
+    injected = entry.get("isMeta") is True or entry.get("isCompactSummary") is True
+    user_text = "injected" if injected else "prompt"
+    out: list[tuple[str, str]] = []
+    for block in blocks:
+        kind_of_block = block.get("type")
+        if kind_of_block == "text":
+            category = "reply" if kind == "assistant" else user_text
+            out.append((category, _cut(block.get("text"), cap)))
+        elif kind_of_block == "thinking":
+            out.append(("thinking", _cut(block.get("thinking"), cap)))
+        elif kind_of_block == "tool_use":
+            out.append(("tool_call", _cut(" ".join(_strings(block.get("input"))), cap)))
+        elif kind_of_block == "tool_result":
+            out.append(("tool_result", _cut(" ".join(_strings(block.get("content"))), cap)))
+    return out
+
+
+def _cut(text: Any, cap: int) -> str:
+    return text[:cap] if isinstance(text, str) else ""
+
+
+def _strings(value: Any) -> Iterable[str]:
+    """The string leaves of a tool input or result, text blocks included, images left out."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        if value.get("type") == "image":
+            return
+        for key, item in value.items():
+            if key not in _NOT_TEXT_KEYS:
+                yield from _strings(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _strings(item)
+
+
+def _quote(texts: list[tuple[str, str]]) -> str:
+    joined = " ".join(text for _, text in texts)
+    return " ".join(joined.split())[:QUOTE_CHARS]

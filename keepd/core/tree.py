@@ -1,0 +1,165 @@
+"""Rebuilds the conversation the model sees from the entry tree: branches, compactions, gaps."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+from keepd.core.messages import Boundary, Node
+
+
+class Scope(str, Enum):
+    """What to analyse: the context the model sees now, or the whole history uncompacted."""
+
+    CURRENT = "current"
+    WHOLE = "whole"
+
+
+@dataclass(frozen=True, slots=True)
+class Branch:
+    """The messages of one scope, oldest first, and which of them the picker lists."""
+
+    messages: list[Node]
+    stops: list[int]  # indices into messages
+    boundary: Node | None  # the compact boundary the current context starts at
+
+
+class Tree:
+    """All nodes of one session file, in file order, linked by uuid."""
+
+    def __init__(self) -> None:
+        self.nodes: list[Node] = []
+        self.by_uuid: dict[str, Node] = {}
+        self.by_msg_id: dict[str, list[Node]] = {}
+        self.children: dict[str, list[Node]] = {}
+        self.sidechain_only = True
+
+    def add(self, node: Node) -> None:
+        self.nodes.append(node)
+        if node.uuid is not None:
+            self.by_uuid[node.uuid] = node
+        if node.parent is not None:
+            self.children.setdefault(node.parent, []).append(node)
+        if node.msg_id is not None:
+            self.by_msg_id.setdefault(node.msg_id, []).append(node)
+        if node.is_message and not node.sidechain:
+            self.sidechain_only = False
+
+    def leaf(self) -> Node | None:
+        """The newest conversation entry (a sub-agent file's own, if that is all there is)."""
+        for node in reversed(self.nodes):
+            if node.is_message and node.uuid and (self.sidechain_only or not node.sidechain):
+                return node
+        return None
+
+    def branch(self, scope: Scope = Scope.CURRENT) -> Branch:
+        leaf = self.leaf()
+        if leaf is None:
+            return Branch(messages=[], stops=[], boundary=None)
+        chain = self._walk(leaf, through_boundaries=scope is Scope.WHOLE)
+        if scope is Scope.WHOLE:
+            kept = [n for n in self._pull_in(chain) if not n.is_compact_summary]
+            return _branch(kept, boundary=None)
+        boundary = chain[0] if chain[0].boundary is not None else None
+        return _branch(self._relink(chain, boundary), boundary)
+
+    def _walk(self, leaf: Node, *, through_boundaries: bool) -> list[Node]:
+        """Parent links from the leaf up, oldest first; gaps bridged by file order."""
+        chain: list[Node] = []
+        seen: set[int] = set()
+        node: Node | None = leaf
+        while node is not None and node.pos not in seen:
+            seen.add(node.pos)
+            chain.append(node)
+            node = self._parent_of(node, through_boundaries)
+        chain.reverse()
+        return chain
+
+    def _parent_of(self, node: Node, through_boundaries: bool) -> Node | None:
+        link = node.parent
+        if link is None and node.boundary is not None and through_boundaries:
+            link = node.logical_parent or ""
+        if link is None:
+            return None
+        parent = self.by_uuid.get(link)
+        if parent is not None and parent.pos < node.pos:
+            return parent
+        return self._previous_in_file(node)
+
+    def _previous_in_file(self, node: Node) -> Node | None:
+        for pos in range(node.pos - 1, -1, -1):
+            candidate = self.nodes[pos]
+            if candidate.uuid and candidate.sidechain == node.sidechain:
+                return candidate
+        return None
+
+    def _relink(self, chain: list[Node], boundary: Node | None) -> list[Node]:
+        """The context after `boundary`: anchor, preserved entries, then what followed."""
+        info = boundary.boundary if boundary is not None else None
+        preserved = self._preserved(info) if info is not None else None
+        if info is None or preserved is None:
+            return self._pull_in(chain)
+        anchor_at = _index_of(chain, info.anchor) if info.anchor else 0
+        if anchor_at is None:
+            anchor_at = 0
+        head, tail = chain[: anchor_at + 1], chain[anchor_at + 1 :]
+        return [*head, *preserved, *self._pull_in(tail)]
+
+    def _preserved(self, info: Boundary) -> list[Node] | None:
+        """The preserved entries, or None when one is missing (the loader then gives up)."""
+        if info.preserved is None and info.segment is not None:
+            return self._segment(*info.segment)
+        if info.preserved is None:
+            return None
+        found = [self.by_uuid.get(uuid) for uuid in info.preserved]
+        if any(node is None for node in found):
+            return None
+        return [node for node in found if node is not None]
+
+    def _segment(self, head: str, tail: str) -> list[Node] | None:
+        end = self.by_uuid.get(tail)
+        if end is None or head not in self.by_uuid:
+            return None
+        span: list[Node] = []
+        node: Node | None = end
+        while node is not None and len(span) <= len(self.nodes):
+            span.append(node)
+            if node.uuid == head:
+                span.reverse()
+                return span
+            node = self.by_uuid.get(node.parent) if node.parent else None
+        return None
+
+    def _pull_in(self, chain: list[Node]) -> list[Node]:
+        """Adds the parallel tool calls and results a parent walk misses, as the loader does."""
+        on_chain = {node.pos for node in chain}
+        extra: dict[int, Node] = {}
+        for node in chain:
+            if node.msg_id is None:
+                continue
+            for sibling in self.by_msg_id.get(node.msg_id, ()):
+                if sibling.pos not in on_chain and sibling.sidechain == node.sidechain:
+                    extra[sibling.pos] = sibling
+        for sibling in [*chain, *extra.values()]:
+            if sibling.msg_id is None or sibling.uuid is None:
+                continue
+            for child in self.children.get(sibling.uuid, ()):
+                if child.tool_results and child.pos not in on_chain:
+                    extra[child.pos] = child
+        if not extra:
+            return chain
+        return sorted([*chain, *extra.values()], key=lambda node: node.pos)
+
+
+def _index_of(chain: list[Node], uuid: str) -> int | None:
+    for index, node in enumerate(chain):
+        if node.uuid == uuid:
+            return index
+    return None
+
+
+def _branch(context: list[Node], boundary: Node | None) -> Branch:
+    messages = [node for node in context if node.is_message]
+    after = boundary.pos if boundary is not None else -1
+    stops = [i for i, node in enumerate(messages) if node.is_prompt and node.pos > after]
+    return Branch(messages=messages, stops=stops, boundary=boundary)

@@ -1,0 +1,51 @@
+"""Splits message text into content words: identifiers and file names whole, stopwords out.
+
+>>> content_words("Let's fix parse_line() in keepd/core/entries.py, then run the tests.")
+['fix', 'parse_line', 'keepd', 'core', 'entries.py', 'run', 'tests']
+"""
+
+from __future__ import annotations
+
+import re
+
+# A word starts with a letter; dots join file names and dotted names ("entries.py",
+# "os.path"), underscores join identifiers. Path separators split, so a path yields its
+# directories and its file name, each of which later messages tend to reuse on their own.
+_WORD = re.compile(r"[a-z][a-z0-9_]*(?:\.[a-z0-9_]+)*")
+
+MIN_LENGTH = 3
+
+# Function words of English plus the filler of chat ("ok", "yeah", "please") and of
+# assistant prose ("let", "now"). Common content words are left in on purpose: they cancel
+# in the ratio (measure.md), and filtering them was measured not to help.
+STOPWORDS = frozenset(
+    """
+    a about above after again against all almost also although am among an and another any
+    anybody anyone anything anyway anywhere are aren around as at away back be because been
+    before being below between both but by can cannot could couldn did didn do does doesn
+    doing don done down during each either else enough etc even ever every everyone
+    everything few for from further get gets getting give go goes going gone got had hadn
+    has hasn have haven having he her here hers herself him himself his how however i if in
+    into is isn it its itself just keep know last least less let lets like ll made make
+    many may maybe me might mine more most much must my myself need needs neither never
+    new next no nobody none nor not nothing now of off often oh ok okay old on once one only
+    onto or other others otherwise our ours ourselves out over own per perhaps please put
+    quite rather re really right said same say says see seem seems shall she should
+    shouldn since so some somebody someone something sometimes somewhat still such sure
+    take than thank thanks that the their theirs them themselves then there therefore these
+    they thing things think this those though through thus to together too toward towards
+    try under until up upon us use used using ve very via want wants was wasn way we well
+    were weren what whatever when whenever where whether which while who whole whom whose
+    why will with within without won would wouldn yeah yes yet you your yours yourself
+    yourselves
+    """.split()
+)
+
+
+def content_words(text: str) -> list[str]:
+    """The content words of `text`, lower-cased, in order, with repeats."""
+    return [
+        word
+        for word in _WORD.findall(text.lower())
+        if len(word) >= MIN_LENGTH and word not in STOPWORDS
+    ]

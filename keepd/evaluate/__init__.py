@@ -1,0 +1,1 @@
+"""Measures keepd against known breaks: stitched sessions, labelled sessions, unstitched ones."""

@@ -1,0 +1,91 @@
+"""Scores picks against gold stops, for any tuning, from curves computed once per case."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from keepd.api import load_state
+from keepd.core.curve import Curve, FloatArray, curve
+from keepd.core.grade import Grade, Grading, Tuning, grade
+from keepd.core.messages import DEFAULT_POLICY, TextPolicy
+from keepd.core.tokens import freed_shares, message_tokens
+from keepd.core.tree import Scope
+from keepd.evaluate.cases import Case
+
+
+@dataclass(frozen=True, slots=True)
+class Prepared:
+    """A case's curve and freed shares, and where its gold stop lies on the curve."""
+
+    case: Case
+    curve: Curve
+    frees: FloatArray
+    gold: int | None  # position on the curve, None when the gold uuid is not a stop
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    case: Case
+    gold: int | None
+    pick: int | None
+    grade: str | None
+    gold_grade: str | None
+    distance: int | None
+
+
+def prepare(case: Case, policy: TextPolicy = DEFAULT_POLICY) -> Prepared:
+    state = load_state(case.path, Scope.WHOLE, policy=policy)
+    branch = state.branch()
+    tokens, _ = message_tokens(branch.messages)
+    uuids = [branch.messages[i].uuid for i in branch.stops]
+    gold = uuids.index(case.gold) if case.gold in uuids else None
+    return Prepared(
+        case, curve(state.index, branch.stops), freed_shares(tokens, branch.stops), gold
+    )
+
+
+def judge(prepared: Prepared, tuning: Tuning) -> Outcome:
+    grading = grade(prepared.curve, prepared.frees, tuning)
+    pick = grading.pick.best if grading.pick else None
+    gold = prepared.gold
+    distance = None if pick is None or gold is None else abs(pick - gold)
+    return Outcome(
+        prepared.case,
+        gold,
+        pick,
+        grading.pick.grade.value if grading.pick else None,
+        _grade_at(grading, gold),
+        distance,
+    )
+
+
+def _grade_at(grading: Grading, position: int | None) -> str | None:
+    """The grade of the zone whose best stop is `position` or next to it."""
+    if position is None:
+        return None
+    near = [z for z in grading.zones if abs(z.best - position) <= 1]
+    return max(near, key=lambda z: z.grade.strength).grade.value if near else None
+
+
+@dataclass(frozen=True, slots=True)
+class Summary:
+    cases: int
+    exact: float
+    within_one: float
+    clear_at_gold: float
+    clear_zones: float
+
+
+def summarise(outcomes: list[Outcome], zones_per_case: list[int] | None = None) -> Summary:
+    n = len(outcomes) or 1
+    exact = sum(1 for o in outcomes if o.distance == 0) / n
+    near = sum(1 for o in outcomes if o.distance is not None and o.distance <= 1) / n
+    clear = sum(1 for o in outcomes if o.gold_grade == Grade.CLEAR.value) / n
+    mean_zones = float(np.mean(zones_per_case)) if zones_per_case else 0.0
+    return Summary(len(outcomes), exact, near, clear, mean_zones)
+
+
+def clear_zone_count(prepared: Prepared, tuning: Tuning) -> int:
+    return sum(1 for z in grade(prepared.curve, prepared.frees, tuning).zones if z.grade is Grade.CLEAR)

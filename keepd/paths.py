@@ -1,0 +1,70 @@
+"""Every path keepd reads or writes, decided in one place so tests can redirect them."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+APP = "keepd"
+_SLUG_LIMIT = 200
+
+
+def claude_roots() -> list[Path]:
+    """Claude Code config roots: `CLAUDE_CONFIG_DIR` (a comma list) or the usual two."""
+    configured = os.environ.get("CLAUDE_CONFIG_DIR", "")
+    if configured.strip():
+        roots = [Path(part.strip()).expanduser() for part in configured.split(",") if part.strip()]
+    else:
+        home = Path.home()
+        roots = [home / ".claude", home / ".config" / "claude"]
+    unique: list[Path] = []
+    for root in roots:
+        if root not in unique:
+            unique.append(root)
+    return unique
+
+
+def project_slug(directory: str | Path) -> str:
+    """The folder name Claude Code gives a working directory under `projects/`.
+
+    >>> project_slug("/Users/me/.agents")
+    '-Users-me--agents'
+    """
+    return re.sub(r"[^A-Za-z0-9]", "-", str(directory))
+
+
+def slug_matches(folder: str, directory: str | Path) -> bool:
+    """Whether a `projects/` folder is the one of `directory` (long slugs are cut and hashed)."""
+    slug = project_slug(directory)
+    if len(slug) <= _SLUG_LIMIT:
+        return folder == slug
+    return folder.startswith(slug[:_SLUG_LIMIT])
+
+
+def _platform_dirs() -> object:
+    from platformdirs import PlatformDirs
+
+    return PlatformDirs(APP, appauthor=False)
+
+
+def data_dir() -> Path:
+    """Where keepd keeps what it writes for the user (notes)."""
+    return Path(_platform_dirs().user_data_dir)  # type: ignore[attr-defined]
+
+
+def config_file() -> Path:
+    return Path(_platform_dirs().user_config_dir) / "config.toml"  # type: ignore[attr-defined]
+
+
+def state_dir() -> Path:
+    return Path(_platform_dirs().user_state_dir)  # type: ignore[attr-defined]
+
+
+def notes_dir() -> Path:
+    return data_dir() / "notes"
+
+
+def example_session() -> Path:
+    """The transcript shipped with keepd, shown when a machine has no sessions."""
+    return Path(__file__).parent / "data" / "example.jsonl"

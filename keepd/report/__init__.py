@@ -1,0 +1,1 @@
+"""Front ends that present an analysis: the terminal report and the JSON form."""

@@ -1,0 +1,46 @@
+"""Draws the self-containment curve in block characters, oldest stop on the left.
+
+>>> print("\\n".join(chart_lines([0.9, 0.5, 0.55, 0.2], height=3, width=20)))
+0.90 ┤█
+0.67 ┤ ▃▅
+0.43 ┤   ▁
+     └────
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+_EIGHTHS = " ▁▂▃▄▅▆▇█"
+LABEL = 7  # "0.66 ┤"
+
+
+def columns(count: int, width: int) -> list[int]:
+    """Which stop each chart column shows when there are more stops than columns."""
+    room = max(width - LABEL, 8)
+    if count <= room:
+        return list(range(count))
+    return [round(i * (count - 1) / (room - 1)) for i in range(room)]
+
+
+def chart_lines(values: Sequence[float], *, height: int = 7, width: int = 80) -> list[str]:
+    """Rows of the chart, top first, then the axis; NaN values leave their column empty."""
+    shown = [values[i] for i in columns(len(values), width)]
+    finite = [v for v in shown if v == v]
+    if not finite:
+        return []
+    top, bottom = max(finite), min(finite)
+    span = (top - bottom) or 1.0
+    rows = [[" "] * len(shown) for _ in range(height)]
+    for col, value in enumerate(shown):
+        if value != value:
+            continue
+        level = min((value - bottom) / span * height, height - 1e-9)
+        row = int(level)
+        eighth = min(max(math.ceil((level - row) * 8), 1), 8)
+        rows[height - 1 - row][col] = _EIGHTHS[eighth]
+    labels = [top - span * i / height for i in range(height)]
+    lines = [f"{label:4.2f} ┤{''.join(cells)}".rstrip() for label, cells in zip(labels, rows, strict=True)]
+    lines.append("     └" + "─" * len(shown))
+    return lines

@@ -1,0 +1,155 @@
+"""Renders an analysis as the terminal report of the seed: curve, pick, rows, keystrokes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from keepd.core.analysis import Analysis, Stop
+from keepd.report.chart import LABEL, chart_lines, columns
+
+MAX_ROWS = 8
+BAR_CELLS = 8
+_PARTS = " ▏▎▍▌▋▊▉"
+
+
+@dataclass(frozen=True, slots=True)
+class Style:
+    """Terminal width and whether to colour."""
+
+    width: int = 80
+    color: bool = False
+
+    def paint(self, text: str, code: str) -> str:
+        return f"\033[{code}m{text}\033[0m" if self.color else text
+
+
+def render(analysis: Analysis, style: Style, *, example: bool = False) -> str:
+    """The whole report as text."""
+    lines = [_header(analysis, style)]
+    if example:
+        lines.append("  (no Claude Code sessions here: this is keepd's example session)")
+    if analysis.sidechain_only:
+        lines.append("  (a sub-agent transcript: the picker lists none of its messages)")
+    if not analysis.stops:
+        lines.append("")
+        lines.append("  No places to stop yet: the picker lists no prompts in this context.")
+        return "\n".join(lines) + "\n"
+    lines += ["", _section(analysis, style)]
+    lines += _curve(analysis, style)
+    lines += [""] + _rows(analysis, style)
+    lines += ["", "  " + keystrokes(analysis)]
+    return "\n".join(lines) + "\n"
+
+
+def _header(analysis: Analysis, style: Style) -> str:
+    sid = (analysis.session_id or "?")[:8]
+    parts = [
+        f"session {sid}",
+        f"{analysis.messages} messages",
+        f"{len(analysis.stops)} places to stop",
+    ]
+    share = analysis.context.get("share")
+    if share is not None:
+        window = analysis.context["window"] // 1000
+        parts.append(f"context {share:.0%} of {window}k")
+    if analysis.scope == "whole":
+        parts.append("whole history")
+    return "  " + style.paint("keep", "1") + "  " + " · ".join(parts)
+
+
+def _section(analysis: Analysis, style: Style) -> str:
+    wiggle = analysis.wiggle
+    note = f" (wiggle {wiggle:.4f})" if wiggle is not None else ""
+    return "  " + style.paint("self-containment", "1") + note
+
+
+def _curve(analysis: Analysis, style: Style) -> list[str]:
+    values = [stop.sc if stop.sc is not None else float("nan") for stop in analysis.stops]
+    chart = chart_lines(values, width=style.width - 2)
+    if not chart:
+        return []
+    lines = ["  " + line for line in chart]
+    target = analysis.pick or (analysis.trade[len(analysis.trade) // 2] if analysis.trade else None)
+    positions = [stop.uuid for stop in analysis.stops]
+    if target in positions:
+        shown = columns(len(positions), style.width - 2)
+        at = positions.index(target)
+        col = min(range(len(shown)), key=lambda c: abs(shown[c] - at))
+        label = "▔ the pick ▔▔▔" if analysis.pick else "▔ the middle of the trade"
+        lines.append("  " + " " * (LABEL - 1) + "·" * col + style.paint(label, "1"))
+    lines.append("  " + " " * (LABEL - 1) + "older → newer")
+    return lines
+
+
+def _rows(analysis: Analysis, style: Style) -> list[str]:
+    chosen = _row_stops(analysis)
+    older = _older_count(analysis, chosen)
+    lines = []
+    if older:
+        lines.append(f"        ↑ {older} older")
+    if not analysis.pick:
+        lines.append("  No clear break: the trade, light to deep")
+    lines.append("      scroll to    frees             shape  the message there")
+    quote_room = max(style.width - 46, 12)
+    for stop in chosen:
+        lines.append(_row(stop, stop.uuid == analysis.pick, quote_room, style))
+    return lines
+
+
+def _row_stops(analysis: Analysis) -> list[Stop]:
+    wanted = {zone.best for zone in analysis.zones if zone.grade != "●"}
+    if not wanted and analysis.pick:
+        wanted = {analysis.pick}
+    if not analysis.pick:
+        wanted = set(analysis.trade)
+    rows = [stop for stop in analysis.stops if stop.uuid in wanted]
+    return rows[-MAX_ROWS:]
+
+
+def _older_count(analysis: Analysis, chosen: list[Stop]) -> int:
+    if not chosen:
+        return 0
+    first = analysis.stops.index(chosen[0])
+    return first
+
+
+def _row(stop: Stop, picked: bool, quote_room: int, style: Style) -> str:
+    arrow = style.paint("→", "1;32") if picked else " "
+    shape = (stop.grade or "").ljust(5)
+    quote = _quote(stop.quote, quote_room)
+    text = f"   {arrow}  below~{stop.below:<4} {bar(stop.frees)} {stop.frees:4.0%}  {shape} {quote}"
+    return style.paint(text, "1") if picked and style.color else text
+
+
+def bar(share: float, cells: int = BAR_CELLS) -> str:
+    """A bar of `cells` characters for a share between 0 and 1.
+
+    >>> bar(0.5, 4), bar(1.0, 4), bar(0.1, 4)
+    ('▓▓  ', '▓▓▓▓', '▍   ')
+    """
+    eighths = round(max(0.0, min(share, 1.0)) * cells * 8)
+    full, part = divmod(eighths, 8)
+    text = "▓" * full + (_PARTS[part] if part else "")
+    return text.ljust(cells)
+
+
+def _quote(text: str, room: int) -> str:
+    if len(text) + 2 <= room:
+        return f'"{text}"'
+    return '"' + text[: max(room - 3, 1)] + '…"'
+
+
+def keystrokes(analysis: Analysis) -> str:
+    """The exact picker keys for the pick (or the middle of the trade)."""
+    target = analysis.stop(analysis.pick) or analysis.stop(
+        analysis.trade[len(analysis.trade) // 2] if analysis.trade else None
+    )
+    if target is None:
+        return "Nothing to summarize yet."
+    if not target.in_picker:
+        return "That stop is before the last compaction: the picker cannot reach it."
+    if target.below == 0:
+        where = "the newest message"
+    else:
+        where = f'"↓ {target.below} more below"'
+    return f'Esc Esc → scroll to {where} → "Summarize up to here"'
