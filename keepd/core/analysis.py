@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from keepd.core.blocks import Block, BorrowedWord, blocks_before, borrowed_words
-from keepd.core.curve import curve
+from keepd.core.curve import Curve, FloatArray, curve
 from keepd.core.grade import DEFAULT_TUNING, Grading, Tuning, Zone, grade
 from keepd.core.session import SessionState
 from keepd.core.tokens import ContextUse, context_use, freed_shares, message_tokens
@@ -30,6 +30,7 @@ class Stop:
     kept: int
     borrowed: int
     grade: str | None
+    shape: str | None
     multiple: float | None
     quote: str
     timestamp: str
@@ -115,7 +116,7 @@ def analyse_state(
     points = curve(state.index, branch.stops)
     grading = grade(points, frees, tuning)
     use = context_use(state.tree, branch.boundary, window)
-    stops = _stops(branch, points.sc, points.kept, points.borrowed, frees, grading, state)
+    stops = _stops(branch, points, frees, grading, _picker_start(branch, state))
     target = _target(grading)
     blocks: list[BlockInfo] = []
     words: list[WordInfo] = []
@@ -150,16 +151,10 @@ def _target(grading: Grading) -> int | None:
 
 
 def _stops(
-    branch: Branch,
-    sc: np.ndarray,
-    kept: np.ndarray,
-    borrowed: np.ndarray,
-    frees: np.ndarray,
-    grading: Grading,
-    state: SessionState,
+    branch: Branch, points: Curve, frees: FloatArray, grading: Grading, picker_from: int
 ) -> list[Stop]:
     best = {zone.best: zone for zone in grading.zones}
-    picker_from = _picker_start(branch, state)
+    sc, kept, borrowed = points.sc, points.kept, points.borrowed
     count = len(branch.stops)
     out = []
     for k, index in enumerate(branch.stops):
@@ -175,7 +170,8 @@ def _stops(
                 sc=None if np.isnan(sc[k]) else round(float(sc[k]), 5),
                 kept=int(kept[k]),
                 borrowed=int(borrowed[k]),
-                grade=zone.shape if zone else None,
+                grade=zone.grade.value if zone else None,
+                shape=zone.shape if zone else None,
                 multiple=zone.multiple if zone else None,
                 quote=node.quote,
                 timestamp=node.timestamp,

@@ -43,8 +43,8 @@ def blocks_before(index: Index, stop: int, count: int = BLOCKS) -> list[Block]:
     message, first, _ = index.uses()
     borrowed_firsts = first[(message >= stop) & (first < stop)]
     edges = np.linspace(0, stop, min(count, stop) + 1).round().astype(np.int64)
-    per_block = np.histogram(borrowed_firsts, bins=edges)[0] if len(edges) > 1 else []
-    total = int(len(borrowed_firsts)) or 1
+    per_block: list[int] = np.histogram(borrowed_firsts, bins=edges)[0].tolist()
+    total = len(borrowed_firsts) or 1
     return [
         Block(first=int(lo), last=int(hi) - 1, borrowed=int(n), share=int(n) / total)
         for lo, hi, n in zip(edges[:-1], edges[1:], per_block, strict=True)

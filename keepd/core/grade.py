@@ -10,14 +10,14 @@ between neighbouring stops.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 
 import numpy as np
 
 from keepd.core.curve import Curve, FloatArray
 
 
-class Grade(str, Enum):
+class Grade(StrEnum):
     """How clear a zone is, strongest first."""
 
     CLEAR = "●●●"

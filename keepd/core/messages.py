@@ -192,8 +192,11 @@ def is_prompt(entry: Entry, blocks: list[dict[str, Any]] | None = None) -> bool:
         blocks = _blocks(message.get("content") if isinstance(message, dict) else None)
     if not blocks or blocks[0].get("type") == "tool_result":
         return False
-    texts = [block.get("text") for block in blocks if block.get("type") == "text"]
-    texts = [text for text in texts if isinstance(text, str)]
+    texts: list[str] = [
+        text
+        for block in blocks
+        if block.get("type") == "text" and isinstance(text := block.get("text"), str)
+    ]
     if not texts:
         return any(block.get("type") == "image" for block in blocks)
     if texts[0].strip() in SYNTHETIC_PROMPTS:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import pairwise
 
 import numpy as np
 
@@ -38,7 +39,7 @@ def message_tokens(messages: list[Node]) -> tuple[FloatArray, bool]:
     if len(anchors) < 2:
         return estimate, not anchors
     tokens = estimate.copy()
-    for (start, before), (end, after) in zip(anchors, anchors[1:], strict=False):
+    for (start, before), (end, after) in pairwise(anchors):
         grown = after - before
         if grown > 0:
             part = estimate[start:end]

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from enum import Enum
+from dataclasses import dataclass, field
+from enum import StrEnum
 
 from keepd.core.messages import Boundary, Node
 
 
-class Scope(str, Enum):
+class Scope(StrEnum):
     """What to analyse: the context the model sees now, or the whole history uncompacted."""
 
     CURRENT = "current"
@@ -22,6 +22,23 @@ class Branch:
     messages: list[Node]
     stops: list[int]  # indices into messages
     boundary: Node | None  # the compact boundary the current context starts at
+
+
+@dataclass(frozen=True, slots=True)
+class _Relink:
+    """The newest boundary's relinking: preserved entries chained under its anchor."""
+
+    boundary: Node | None = None
+    anchor: Node | None = None
+    links: dict[str, str] = field(default_factory=dict)
+    kept: frozenset[int] = frozenset()
+    landing: Node | None = None  # the last preserved entry: the anchor's children follow it
+
+    def escapes(self, parent: Node) -> bool:
+        """A walk that reaches an older entry that was not kept is taken to the anchor."""
+        if self.boundary is None or self.anchor is None or not self.kept:
+            return False
+        return parent.pos < self.boundary.pos and parent.pos not in self.kept
 
 
 class Tree:
@@ -56,14 +73,46 @@ class Tree:
         leaf = self.leaf()
         if leaf is None:
             return Branch(messages=[], stops=[], boundary=None)
-        chain = self._walk(leaf, through_boundaries=scope is Scope.WHOLE)
         if scope is Scope.WHOLE:
+            chain = self._walk(leaf, _Relink(), through_boundaries=True)
             kept = [n for n in self._pull_in(chain) if not n.is_compact_summary]
             return _branch(kept, boundary=None)
+        relink = self._relink_plan()
+        chain = self._walk(leaf, relink, through_boundaries=False)
         boundary = chain[0] if chain[0].boundary is not None else None
-        return _branch(self._relink(chain, boundary), boundary)
+        inside = [node.pos in relink.kept for node in chain]
+        if not any(inside):
+            return _branch(self._pull_in(chain), boundary)
+        first = inside.index(True)
+        last = len(inside) - inside[::-1].index(True)
+        head, middle, tail = chain[:first], chain[first:last], chain[last:]
+        return _branch([*self._pull_in(head), *middle, *self._pull_in(tail)], boundary)
 
-    def _walk(self, leaf: Node, *, through_boundaries: bool) -> list[Node]:
+    def _relink_plan(self) -> _Relink:
+        """How the loader relinks parents for the newest boundary's preserved entries."""
+        boundary = next(
+            (n for n in reversed(self.nodes) if n.boundary is not None and not n.sidechain), None
+        )
+        if boundary is None or boundary.boundary is None or boundary.uuid is None:
+            return _Relink()
+        preserved = self._preserved(boundary.boundary)
+        if not preserved:
+            return _Relink(boundary=boundary)
+        anchor = boundary.boundary.anchor or boundary.uuid
+        previous = [anchor, *(node.uuid for node in preserved[:-1])]
+        links = {
+            node.uuid: prev
+            for node, prev in zip(preserved, previous, strict=True)
+            if node.uuid is not None and prev is not None
+        }
+        last = preserved[-1].uuid
+        for child in self.children.get(anchor, ()):
+            if child.uuid is not None and child.uuid not in links and last is not None:
+                links[child.uuid] = last
+        kept = frozenset(node.pos for node in preserved)
+        return _Relink(boundary, self.by_uuid.get(anchor), links, kept, preserved[-1])
+
+    def _walk(self, leaf: Node, relink: _Relink, *, through_boundaries: bool) -> list[Node]:
         """Parent links from the leaf up, oldest first; gaps bridged by file order."""
         chain: list[Node] = []
         seen: set[int] = set()
@@ -71,20 +120,25 @@ class Tree:
         while node is not None and node.pos not in seen:
             seen.add(node.pos)
             chain.append(node)
-            node = self._parent_of(node, through_boundaries)
+            node = self._parent_of(node, relink, through_boundaries)
         chain.reverse()
         return chain
 
-    def _parent_of(self, node: Node, through_boundaries: bool) -> Node | None:
+    def _parent_of(self, node: Node, relink: _Relink, through_boundaries: bool) -> Node | None:
+        moved = relink.links.get(node.uuid) if node.uuid is not None else None
+        if moved is not None:
+            return self.by_uuid.get(moved)
         link = node.parent
         if link is None and node.boundary is not None and through_boundaries:
             link = node.logical_parent or ""
         if link is None:
             return None
         parent = self.by_uuid.get(link)
-        if parent is not None and parent.pos < node.pos:
-            return parent
-        return self._previous_in_file(node)
+        if parent is None or parent.pos >= node.pos:
+            parent = self._previous_in_file(node)
+        if parent is not None and relink.escapes(parent):
+            return relink.landing
+        return parent
 
     def _previous_in_file(self, node: Node) -> Node | None:
         for pos in range(node.pos - 1, -1, -1):
@@ -92,18 +146,6 @@ class Tree:
             if candidate.uuid and candidate.sidechain == node.sidechain:
                 return candidate
         return None
-
-    def _relink(self, chain: list[Node], boundary: Node | None) -> list[Node]:
-        """The context after `boundary`: anchor, preserved entries, then what followed."""
-        info = boundary.boundary if boundary is not None else None
-        preserved = self._preserved(info) if info is not None else None
-        if info is None or preserved is None:
-            return self._pull_in(chain)
-        anchor_at = _index_of(chain, info.anchor) if info.anchor else 0
-        if anchor_at is None:
-            anchor_at = 0
-        head, tail = chain[: anchor_at + 1], chain[anchor_at + 1 :]
-        return [*head, *preserved, *self._pull_in(tail)]
 
     def _preserved(self, info: Boundary) -> list[Node] | None:
         """The preserved entries, or None when one is missing (the loader then gives up)."""
@@ -149,13 +191,6 @@ class Tree:
         if not extra:
             return chain
         return sorted([*chain, *extra.values()], key=lambda node: node.pos)
-
-
-def _index_of(chain: list[Node], uuid: str) -> int | None:
-    for index, node in enumerate(chain):
-        if node.uuid == uuid:
-            return index
-    return None
 
 
 def _branch(context: list[Node], boundary: Node | None) -> Branch:

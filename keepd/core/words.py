@@ -7,13 +7,13 @@
 from __future__ import annotations
 
 import re
+from itertools import filterfalse
 
 # A word starts with a letter; dots join file names and dotted names ("entries.py",
 # "os.path"), underscores join identifiers. Path separators split, so a path yields its
 # directories and its file name, each of which later messages tend to reuse on their own.
-_WORD = re.compile(r"[a-z][a-z0-9_]*(?:\.[a-z0-9_]+)*")
-
-MIN_LENGTH = 3
+# Words shorter than three characters carry no topic ("a", "ok", "id").
+_WORD = re.compile(r"[a-z][a-z0-9_]{2,}(?:\.[a-z0-9_]+)*")
 
 # Function words of English plus the filler of chat ("ok", "yeah", "please") and of
 # assistant prose ("let", "now"). Common content words are left in on purpose: they cancel
@@ -44,8 +44,4 @@ STOPWORDS = frozenset(
 
 def content_words(text: str) -> list[str]:
     """The content words of `text`, lower-cased, in order, with repeats."""
-    return [
-        word
-        for word in _WORD.findall(text.lower())
-        if len(word) >= MIN_LENGTH and word not in STOPWORDS
-    ]
+    return list(filterfalse(STOPWORDS.__contains__, _WORD.findall(text.lower())))

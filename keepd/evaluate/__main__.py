@@ -60,11 +60,16 @@ def _table(groups: dict[str, list[Case]]) -> str:
             f"| {name} | {s.cases} | {s.exact:.0%} | {s.within_one:.0%} | {s.clear_at_gold:.0%} |"
         )
         if name.startswith("labelled"):
-            for outcome in outcomes:
-                lines.append(f"|  {outcome.case.name} | gold {outcome.gold} | pick {outcome.pick} "
-                             f"| {'yes' if outcome.distance is not None and outcome.distance <= 1 else 'no'} "
-                             f"| {outcome.grade or '-'} |")
+            lines += [_labelled_row(outcome) for outcome in outcomes]
     return "\n".join(lines)
+
+
+def _labelled_row(outcome: Outcome) -> str:
+    near = outcome.distance is not None and outcome.distance <= 1
+    return (
+        f"|  {outcome.case.name} | gold {outcome.gold} | pick {outcome.pick} "
+        f"| {'yes' if near else 'no'} | {outcome.grade or '-'} |"
+    )
 
 
 def _singles(cases: list[Case]) -> str:

@@ -88,4 +88,5 @@ def summarise(outcomes: list[Outcome], zones_per_case: list[int] | None = None) 
 
 
 def clear_zone_count(prepared: Prepared, tuning: Tuning) -> int:
-    return sum(1 for z in grade(prepared.curve, prepared.frees, tuning).zones if z.grade is Grade.CLEAR)
+    zones = grade(prepared.curve, prepared.frees, tuning).zones
+    return sum(1 for zone in zones if zone.grade is Grade.CLEAR)

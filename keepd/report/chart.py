@@ -27,20 +27,23 @@ def columns(count: int, width: int) -> list[int]:
 def chart_lines(values: Sequence[float], *, height: int = 7, width: int = 80) -> list[str]:
     """Rows of the chart, top first, then the axis; NaN values leave their column empty."""
     shown = [values[i] for i in columns(len(values), width)]
-    finite = [v for v in shown if v == v]
+    finite = [v for v in shown if math.isfinite(v)]
     if not finite:
         return []
     top, bottom = max(finite), min(finite)
     span = (top - bottom) or 1.0
     rows = [[" "] * len(shown) for _ in range(height)]
     for col, value in enumerate(shown):
-        if value != value:
+        if not math.isfinite(value):
             continue
         level = min((value - bottom) / span * height, height - 1e-9)
         row = int(level)
         eighth = min(max(math.ceil((level - row) * 8), 1), 8)
         rows[height - 1 - row][col] = _EIGHTHS[eighth]
     labels = [top - span * i / height for i in range(height)]
-    lines = [f"{label:4.2f} ┤{''.join(cells)}".rstrip() for label, cells in zip(labels, rows, strict=True)]
+    lines = [
+        f"{label:4.2f} ┤{''.join(cells)}".rstrip()
+        for label, cells in zip(labels, rows, strict=True)
+    ]
     lines.append("     └" + "─" * len(shown))
     return lines

@@ -36,7 +36,7 @@ def render(analysis: Analysis, style: Style, *, example: bool = False) -> str:
         return "\n".join(lines) + "\n"
     lines += ["", _section(analysis, style)]
     lines += _curve(analysis, style)
-    lines += [""] + _rows(analysis, style)
+    lines += ["", *_rows(analysis, style)]
     lines += ["", "  " + keystrokes(analysis)]
     return "\n".join(lines) + "\n"
 
@@ -115,7 +115,7 @@ def _older_count(analysis: Analysis, chosen: list[Stop]) -> int:
 
 def _row(stop: Stop, picked: bool, quote_room: int, style: Style) -> str:
     arrow = style.paint("→", "1;32") if picked else " "
-    shape = (stop.grade or "").ljust(5)
+    shape = (stop.shape or "").ljust(5)
     quote = _quote(stop.quote, quote_room)
     text = f"   {arrow}  below~{stop.below:<4} {bar(stop.frees)} {stop.frees:4.0%}  {shape} {quote}"
     return style.paint(text, "1") if picked and style.color else text
@@ -148,8 +148,5 @@ def keystrokes(analysis: Analysis) -> str:
         return "Nothing to summarize yet."
     if not target.in_picker:
         return "That stop is before the last compaction: the picker cannot reach it."
-    if target.below == 0:
-        where = "the newest message"
-    else:
-        where = f'"↓ {target.below} more below"'
+    where = "the newest message" if target.below == 0 else f'"↓ {target.below} more below"'
     return f'Esc Esc → scroll to {where} → "Summarize up to here"'
