@@ -106,12 +106,22 @@ def _wiggle(values: FloatArray) -> float:
 
 
 def _heights(curve: Curve, window: int) -> FloatArray:
-    """How far each stop stands above the mean of the next `window` stops, size-weighted."""
-    sc = np.nan_to_num(curve.sc, nan=0.0)
-    padded = np.concatenate([sc, np.full(window, sc[-1] if len(sc) else 0.0)])
-    ahead = np.mean([padded[j : j + len(sc)] for j in range(1, window + 1)], axis=0)
-    weight = np.sqrt(curve.kept / max(int(curve.kept[0]), 1)) if len(sc) else sc
-    return np.asarray((sc - ahead) * weight, dtype=np.float64)
+    """How far each stop stands above the mean of the next `window` stops, size-weighted.
+
+    Stops without a value (nothing kept to measure) are left out of the mean, not counted
+    as zero, so a last prompt without content words makes no cliff.
+    """
+    sc = curve.sc
+    if not len(sc):
+        return np.zeros(0, dtype=np.float64)
+    padded = np.concatenate([sc, np.full(window, np.nan)])
+    following = np.array([padded[j : j + len(sc)] for j in range(1, window + 1)])
+    counts = np.sum(~np.isnan(following), axis=0)
+    sums = np.nansum(following, axis=0)
+    ahead = np.divide(sums, counts, out=np.full(len(sc), np.nan), where=counts > 0)
+    weight = np.sqrt(curve.kept / max(int(curve.kept[0]), 1))
+    heights = (sc - ahead) * weight
+    return np.asarray(np.nan_to_num(heights, nan=0.0), dtype=np.float64)
 
 
 def _zones(curve: Curve, heights: FloatArray, points: np.ndarray, tuning: Tuning) -> list[Zone]:

@@ -78,8 +78,16 @@ def context_use(tree: Tree, boundary: Node | None, window: int | None = None) ->
         post = boundary.boundary.post_tokens
         tokens, source = (post, "postTokens") if post is not None else (None, "none")
     if window is None:
-        window = LARGE_WINDOW if tokens is not None and tokens > DEFAULT_WINDOW else DEFAULT_WINDOW
+        window = LARGE_WINDOW if _largest_usage(tree) > DEFAULT_WINDOW else DEFAULT_WINDOW
     return ContextUse(tokens=tokens, window=window, source=source)
+
+
+def _largest_usage(tree: Tree) -> int:
+    """Usage above 200k anywhere in the session proves a 1M-context model (sessions.md)."""
+    return max(
+        (n.context_tokens for n in tree.nodes if n.context_tokens is not None and not n.sidechain),
+        default=0,
+    )
 
 
 def _newest_usage(tree: Tree) -> Node | None:
