@@ -1,10 +1,8 @@
 """Grades the curve's zones against its own wiggle and chooses the pick, or the trade.
 
-At a change of work the curve holds, or peaks, and then falls: past the change, the new
-work's own first words become borrowed. A zone's height is that fall (the stop against the
-mean of the next few), weighted by the square root of the kept part's share because steps
-grow as the kept part shrinks (measure.md), and measured in wiggles: the median step
-between neighbouring stops.
+A zone is a peak of the curve at a change of work, and its height is measured in wiggles:
+the median step between neighbouring stops of the same curve (measure.md). The constants
+were calibrated on stitched sessions with `python -m keepd.evaluate` (README, "Measured").
 """
 
 from __future__ import annotations
@@ -36,13 +34,15 @@ FALLING_MARK = "▔▔▁"
 class Tuning:
     """The constants of grading, calibrated in `keepd.evaluate` (README, "Calibration")."""
 
-    clear: float = 8.0
-    subtopic: float = 4.0
-    faint: float = 1.5
+    clear: float = 10.0
+    subtopic: float = 8.0
+    faint: float = 3.0
     min_kept_uses: int = 60
     min_kept_share: float = 0.04
     min_frees: float = 0.02
-    window: int = 4
+    ahead: int = 6
+    behind: int = 6
+    rise_weight: float = 1.5
 
 
 DEFAULT_TUNING = Tuning()
@@ -81,7 +81,7 @@ def grade(curve: Curve, frees: FloatArray, tuning: Tuning = DEFAULT_TUNING) -> G
     eligible = _eligible(curve, frees, tuning)
     points = np.flatnonzero(eligible)
     wiggle = _wiggle(curve.sc[points])
-    heights = _heights(curve, tuning.window) / wiggle if np.isfinite(wiggle) else None
+    heights = _heights(curve, tuning) / wiggle if np.isfinite(wiggle) else None
     zones = [] if heights is None else _zones(curve, heights, points, tuning)
     pick = _pick(zones)
     strong = pick is not None and pick.grade.strength >= Grade.SUBTOPIC.strength
@@ -105,23 +105,35 @@ def _wiggle(values: FloatArray) -> float:
     return max(float(np.median(np.abs(np.diff(values)))), 1e-4)
 
 
-def _heights(curve: Curve, window: int) -> FloatArray:
-    """How far each stop stands above the mean of the next `window` stops, size-weighted.
+def _heights(curve: Curve, tuning: Tuning) -> FloatArray:
+    """How far each stop stands above the stops after it and, weighted, the stops before it.
 
-    Stops without a value (nothing kept to measure) are left out of the mean, not counted
-    as zero, so a last prompt without content words makes no cliff.
+    A change of work is a peak: the curve falls after it (the new work's own first words
+    become borrowed) and rises into it (old messages that borrow heavily leave the kept
+    part). Both are means over a few stops, so one short reply does not make or hide a
+    zone; stops without a value are left out of the means, not counted as zero. The sum is
+    weighted by the square root of the kept part's share because steps grow as it shrinks.
     """
     sc = curve.sc
     if not len(sc):
         return np.zeros(0, dtype=np.float64)
-    padded = np.concatenate([sc, np.full(window, np.nan)])
-    following = np.array([padded[j : j + len(sc)] for j in range(1, window + 1)])
-    counts = np.sum(~np.isnan(following), axis=0)
-    sums = np.nansum(following, axis=0)
-    ahead = np.divide(sums, counts, out=np.full(len(sc), np.nan), where=counts > 0)
+    fall = sc - _neighbour_mean(sc, tuning.ahead, after=True)
+    rise = sc - _neighbour_mean(sc, tuning.behind, after=False)
     weight = np.sqrt(curve.kept / max(int(curve.kept[0]), 1))
-    heights = (sc - ahead) * weight
-    return np.asarray(np.nan_to_num(heights, nan=0.0), dtype=np.float64)
+    heights = (np.nan_to_num(fall) + tuning.rise_weight * np.nan_to_num(rise)) * weight
+    return np.asarray(np.nan_to_num(heights), dtype=np.float64)
+
+
+def _neighbour_mean(sc: FloatArray, window: int, *, after: bool) -> FloatArray:
+    """Mean of the `window` values after (or before) each point, NaNs left out."""
+    pad = np.full(window, np.nan)
+    padded = np.concatenate([sc, pad] if after else [pad, sc])
+    shifts = range(1, window + 1) if after else range(window - 1, -1, -1)
+    rows = np.array([padded[j : j + len(sc)] for j in shifts])
+    counts = np.sum(~np.isnan(rows), axis=0)
+    sums = np.nansum(rows, axis=0)
+    means: FloatArray = np.divide(sums, counts, out=np.full(len(sc), np.nan), where=counts > 0)
+    return means
 
 
 def _zones(curve: Curve, heights: FloatArray, points: np.ndarray, tuning: Tuning) -> list[Zone]:
