@@ -78,6 +78,18 @@ class Node:
     quote: str = ""
     tool_results: tuple[str, ...] = ()
     words: list[str] = field(default_factory=list)
+    text: str = ""  # counted text not yet split into words
+
+    def take_words(self) -> list[str]:
+        """The content words, split from the counted text the first time they are needed.
+
+        Splitting waits until the message enters an index, so the messages a scope never
+        reaches (before a compaction, on abandoned branches) are never tokenized.
+        """
+        if self.text:
+            self.words = content_words(self.text)
+            self.text = ""
+        return self.words
 
     @property
     def is_message(self) -> bool:
@@ -90,29 +102,33 @@ class Node:
 
 def make_node(entry: Entry, pos: int, policy: TextPolicy = DEFAULT_POLICY) -> Node:
     """The node of `entry`, the `pos`-th entry of its file."""
-    kind = entry.get("type")
-    node = Node(pos=pos, kind=kind if isinstance(kind, str) else "unknown")
-    node.uuid = _str(entry.get("uuid"))
-    node.parent = _str(entry.get("parentUuid"))
-    node.logical_parent = _str(entry.get("logicalParentUuid"))
-    node.sidechain = entry.get("isSidechain") is True
-    node.timestamp = _str(entry.get("timestamp")) or ""
-    if node.kind == "system" and entry.get("subtype") == "compact_boundary":
-        node.boundary = _boundary(entry)
-    elif node.is_message:
-        node.session_id = _interned(entry.get("sessionId"))
-        node.cwd = _interned(entry.get("cwd"))
+    get = entry.get
+    kind = get("type")
+    node = Node(
+        pos,
+        kind if type(kind) is str else "unknown",
+        _interned(get("uuid")),
+        _interned(get("parentUuid")),
+        _str(get("logicalParentUuid")),
+        get("isSidechain") is True,
+    )
+    if kind in CONVERSATION:
+        node.timestamp = _str(get("timestamp")) or ""
+        node.session_id = _interned(get("sessionId"))
+        node.cwd = _interned(get("cwd"))
         _fill_message(node, entry, policy)
+    elif kind == "system" and get("subtype") == "compact_boundary":
+        node.boundary = _boundary(entry)
     return node
 
 
 def _str(value: Any) -> str | None:
-    return value if isinstance(value, str) else None
+    return value if type(value) is str else None
 
 
 def _interned(value: Any) -> str | None:
-    """Strings every line repeats are stored once per process."""
-    return sys.intern(value) if isinstance(value, str) else None
+    """Strings repeated across lines (ids, parents, folders) are stored once per process."""
+    return sys.intern(value) if type(value) is str else None
 
 
 def _boundary(entry: Entry) -> Boundary:
@@ -139,22 +155,67 @@ def _boundary(entry: Entry) -> Boundary:
 def _fill_message(node: Node, entry: Entry, policy: TextPolicy) -> None:
     message = entry.get("message")
     message = message if isinstance(message, dict) else {}
-    content = message.get("content")
-    blocks = _blocks(content)
-    texts = _texts_by_category(node.kind, entry, blocks, policy.block_cap)
-    node.chars = sum(len(text) for _, text in texts)
-    node.images = sum(1 for block in blocks if block.get("type") == "image")
-    node.words = content_words(" ".join(text for cat, text in texts if cat in policy.counted))
-    node.tool_results = tuple(
-        str(block.get("tool_use_id")) for block in blocks if block.get("type") == "tool_result"
-    )
+    blocks = _blocks(message.get("content"))
+    text = _Text(node.kind, entry, policy)
+    for block in blocks:
+        text.take(block)
+    node.chars = text.chars
+    node.images = text.images
+    node.text = " ".join(text.counted)
+    node.tool_results = tuple(text.results)
     if node.kind == "assistant":
         _fill_assistant(node, entry, message)
     else:
         node.is_compact_summary = entry.get("isCompactSummary") is True
         node.is_prompt = is_prompt(entry, blocks)
         if node.is_prompt:
-            node.quote = _quote(texts)
+            node.quote = " ".join(" ".join(text.prompt).split())[:QUOTE_CHARS]
+
+
+class _Text:
+    """Collects a message's text: what counts toward the measure, and its size."""
+
+    def __init__(self, kind: str, entry: Entry, policy: TextPolicy) -> None:
+        injected = entry.get("isMeta") is True or entry.get("isCompactSummary") is True
+        self.text_category = "reply" if kind == "assistant" else "injected" if injected else "prompt"
+        self.counted_categories = policy.counted
+        self.cap = policy.block_cap
+        self.counted: list[str] = []
+        self.prompt: list[str] = []
+        self.results: list[str] = []
+        self.chars = 0
+        self.images = 0
+
+    def take(self, block: dict[str, Any]) -> None:
+        kind = block.get("type")
+        if kind == "text":
+            self._add(self.text_category, block.get("text"))
+            if self.text_category == "prompt":
+                self.prompt.append(_cut(block.get("text"), QUOTE_CHARS * 4))
+        elif kind == "tool_use":
+            self._add("tool_call", block.get("input"))
+        elif kind == "tool_result":
+            self.results.append(str(block.get("tool_use_id")))
+            self._add("tool_result", block.get("content"))
+        elif kind == "thinking":
+            self._add("thinking", block.get("thinking"))
+        elif kind == "image":
+            self.images += 1
+
+    def _add(self, category: str, value: Any) -> None:
+        if category in self.counted_categories:
+            text = value if isinstance(value, str) else " ".join(_strings(value))
+            self.chars += len(text)
+            self.counted.append(text[: self.cap])
+        else:
+            self.chars += _length(value)
+
+
+def _length(value: Any) -> int:
+    """Characters of text in a block's value, without building the text."""
+    if isinstance(value, str):
+        return len(value)
+    return sum(map(len, _strings(value)))
 
 
 def _fill_assistant(node: Node, entry: Entry, message: dict[str, Any]) -> None:
@@ -204,26 +265,6 @@ def is_prompt(entry: Entry, blocks: list[dict[str, Any]] | None = None) -> bool:
     return not any(marker in texts[-1] for marker in NOT_PROMPT_MARKERS)
 
 
-def _texts_by_category(
-    kind: str, entry: Entry, blocks: list[dict[str, Any]], cap: int
-) -> list[tuple[str, str]]:
-    injected = entry.get("isMeta") is True or entry.get("isCompactSummary") is True
-    user_text = "injected" if injected else "prompt"
-    out: list[tuple[str, str]] = []
-    for block in blocks:
-        kind_of_block = block.get("type")
-        if kind_of_block == "text":
-            category = "reply" if kind == "assistant" else user_text
-            out.append((category, _cut(block.get("text"), cap)))
-        elif kind_of_block == "thinking":
-            out.append(("thinking", _cut(block.get("thinking"), cap)))
-        elif kind_of_block == "tool_use":
-            out.append(("tool_call", _cut(" ".join(_strings(block.get("input"))), cap)))
-        elif kind_of_block == "tool_result":
-            out.append(("tool_result", _cut(" ".join(_strings(block.get("content"))), cap)))
-    return out
-
-
 def _cut(text: Any, cap: int) -> str:
     return text[:cap] if isinstance(text, str) else ""
 
@@ -241,8 +282,3 @@ def _strings(value: Any) -> Iterable[str]:
     elif isinstance(value, list):
         for item in value:
             yield from _strings(item)
-
-
-def _quote(texts: list[tuple[str, str]]) -> str:
-    joined = " ".join(text for _, text in texts)
-    return " ".join(joined.split())[:QUOTE_CHARS]

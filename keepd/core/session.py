@@ -34,11 +34,11 @@ class SessionState:
 
     def feed(self, data: bytes) -> int:
         """Takes appended bytes; returns how many entries they completed."""
-        return self._add(self.reader.feed(data))
+        return self._add(self.reader.lines(data))
 
     def finish(self) -> int:
         """Takes a last line that has no newline (for a file at rest)."""
-        return self._add(self.reader.finish())
+        return self._add(self.reader.last_lines())
 
     def add_nodes(self, nodes: list[Node]) -> None:
         """Takes nodes made elsewhere (plain texts, dialogue data sets)."""
@@ -46,13 +46,19 @@ class SessionState:
             self.tree.add(node)
         self._branch = None
 
-    def _add(self, entries: list[dict[str, object]]) -> int:
+    def _add(self, lines: list[bytes]) -> int:
+        # Each entry becomes a node at once and its dict is dropped: holding every parsed
+        # line of a large file alive costs more than parsing it.
         start = len(self.tree.nodes)
-        for offset, entry in enumerate(entries):
-            self.tree.add(make_node(entry, start + offset, self.policy))
-        if entries:
+        parse, add, policy = self.reader.parse, self.tree.add, self.policy
+        for line in lines:
+            entry = parse(line)
+            if entry is not None:
+                add(make_node(entry, len(self.tree.nodes), policy))
+        added = len(self.tree.nodes) - start
+        if added:
             self._branch = None
-        return len(entries)
+        return added
 
     def branch(self) -> Branch:
         """The current branch, with the index brought up to date with it."""
@@ -71,5 +77,5 @@ class SessionState:
             self.rebuilds += 1
             known = 0
         fresh = messages[known:]
-        self.index.extend([node.words for node in fresh])
+        self.index.extend([node.take_words() for node in fresh])
         self.indexed.extend(fresh)
