@@ -177,7 +177,8 @@ class _Text:
 
     def __init__(self, kind: str, entry: Entry, policy: TextPolicy) -> None:
         injected = entry.get("isMeta") is True or entry.get("isCompactSummary") is True
-        self.text_category = "reply" if kind == "assistant" else "injected" if injected else "prompt"
+        user_text = "injected" if injected else "prompt"
+        self.text_category = "reply" if kind == "assistant" else user_text
         self.counted_categories = policy.counted
         self.cap = policy.block_cap
         self.counted: list[str] = []
