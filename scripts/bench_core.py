@@ -9,13 +9,16 @@ import argparse
 import platform
 import statistics
 import time
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 import numpy as np
 import orjson
 
 from keepd.api import analyse_file
-from keepd.core.index import Index
+from keepd.core.analysis import analyse_state
+from keepd.core.session import SessionState
 from keepd.evaluate.cases import find_shared
 
 
@@ -32,11 +35,11 @@ def parse_only(blobs: list[bytes]) -> int:
     return count
 
 
-def best_of(runs: int, work: object) -> float:
+def best_of(runs: int, work: Callable[[], object]) -> float:
     times = []
     for _ in range(runs):
         started = time.perf_counter()
-        work()  # type: ignore[operator]
+        work()
         times.append(time.perf_counter() - started)
     return min(times)
 
@@ -52,21 +55,41 @@ def cold_corpus(shared: Path) -> None:
     print(f"  keepd cold analysis    {analyse * 1000:8.1f} ms  ({analyse / parse:.2f}x parsing)")
 
 
-def per_append(sizes: tuple[int, ...] = (1_000, 10_000, 100_000)) -> None:
+def _line(i: int, rng: np.random.Generator, vocabulary: list[str]) -> bytes:
+    """One conversation line of a synthetic session: prompts and replies of 40 words."""
+    words = " ".join(vocabulary[j] for j in rng.integers(0, len(vocabulary), 40))
+    entry = {
+        "type": "user" if i % 2 == 0 else "assistant",
+        "uuid": f"u{i}",
+        "parentUuid": f"u{i - 1}" if i else None,
+        "sessionId": "bench",
+        "message": {"role": "user" if i % 2 == 0 else "assistant", "content": words},
+    }
+    return orjson.dumps(entry) + b"\n"
+
+
+def per_append(sizes: tuple[int, ...] = (1_000, 10_000, 100_000), probes: int = 300) -> None:
+    """Feeds one line at a time to a session already holding `size` messages."""
     rng = np.random.default_rng(3)
     vocabulary = [f"word{i}" for i in range(60_000)]
-    print("per appended message (40 words, index append + curve at 50 stops refreshed):")
+    print("per appended line (40-word message: parse, node, branch, index):")
     for size in sizes:
-        index = Index(detail=False)
-        batch = [[vocabulary[j] for j in rng.integers(0, 60_000, 40)] for _ in range(size)]
-        index.extend(batch)
-        extra = [[vocabulary[j] for j in rng.integers(0, 60_000, 40)] for _ in range(200)]
+        state = SessionState(detail=False)
+        state.feed(b"".join(_line(i, rng, vocabulary) for i in range(size)))
+        state.branch()
+        lines = [_line(size + i, rng, vocabulary) for i in range(probes)]
         timings = []
-        for message in extra:
+        for line in lines:
             started = time.perf_counter()
-            index.extend([message])
+            state.feed(line)
+            state.branch()
             timings.append(time.perf_counter() - started)
-        print(f"  at {size:>7,} messages: median {statistics.median(timings) * 1e6:7.1f} µs")
+        refresh = best_of(5, partial(analyse_state, state))
+        print(
+            f"  at {size:>7,} messages: median {statistics.median(timings) * 1e6:6.1f} µs,"
+            f" p99 {sorted(timings)[int(probes * 0.99)] * 1e6:6.1f} µs;"
+            f" full analysis refresh {refresh * 1000:6.1f} ms"
+        )
 
 
 def main() -> None:
