@@ -25,9 +25,9 @@ class Style:
 
 def render(analysis: Analysis, style: Style, *, example: bool = False) -> str:
     """The whole report as text."""
-    lines = [_header(analysis, style)]
+    lines = _header(analysis, style)
     if example:
-        lines.append("  (no Claude Code sessions here: this is keepd's example session)")
+        lines.append("  (keepd's example session: no Claude Code sessions here)")
     if analysis.sidechain_only:
         lines.append("  (a sub-agent transcript: the picker lists none of its messages)")
     if not analysis.stops:
@@ -37,11 +37,11 @@ def render(analysis: Analysis, style: Style, *, example: bool = False) -> str:
     lines += ["", _section(analysis, style)]
     lines += _curve(analysis, style)
     lines += ["", *_rows(analysis, style)]
-    lines += ["", "  " + keystrokes(analysis)]
+    lines += ["", *wrap(keystrokes(analysis).split(" → "), " → ", style.width, "  ")]
     return "\n".join(lines) + "\n"
 
 
-def _header(analysis: Analysis, style: Style) -> str:
+def _header(analysis: Analysis, style: Style) -> list[str]:
     sid = (analysis.session_id or "?")[:8]
     parts = [
         f"session {sid}",
@@ -54,7 +54,27 @@ def _header(analysis: Analysis, style: Style) -> str:
         parts.append(f"context {share:.0%} of {window}k")
     if analysis.scope == "whole":
         parts.append("whole history")
-    return "  " + style.paint("keep", "1") + "  " + " · ".join(parts)
+    lines = wrap(parts, " · ", style.width, "        ")
+    lines[0] = "  " + style.paint("keep", "1") + lines[0][len("      ") :]
+    return lines
+
+
+def wrap(parts: list[str], joint: str, width: int, indent: str) -> list[str]:
+    """Joins `parts` with `joint` into lines of at most `width` characters.
+
+    >>> wrap(["one", "two", "three"], " · ", 14, "  ")
+    ['  one · two', '  three']
+    """
+    lines: list[str] = []
+    current = ""
+    for part in parts:
+        candidate = f"{current}{joint}{part}" if current else part
+        if current and len(indent) + len(candidate) > width:
+            lines.append(indent + current)
+            candidate = part
+        current = candidate
+    lines.append(indent + current)
+    return lines
 
 
 def _section(analysis: Analysis, style: Style) -> str:
@@ -89,7 +109,8 @@ def _rows(analysis: Analysis, style: Style) -> list[str]:
         lines.append(f"        ↑ {older} older")
     if not analysis.pick:
         lines.append("  No clear break: the trade, light to deep")
-    lines.append("      scroll to    frees             shape  the message there")
+    heading = "      scroll to    frees             shape  the message"
+    lines.append(heading + (" there" if len(heading) + 6 <= style.width else ""))
     quote_room = max(style.width - 46, 12)
     for stop in chosen:
         lines.append(_row(stop, stop.uuid == analysis.pick, quote_room, style))
