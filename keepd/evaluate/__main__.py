@@ -31,21 +31,31 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="keepd-eval-") as folder:
         out = Path(folder)
         started = time.perf_counter()
-        groups = {
-            "cross-project, 2 pieces": stitched_cases(shared, out, count=args.count),
-            "cross-project, 3 pieces": stitched_cases(
-                shared, out, count=max(args.count // 3, 2), pieces=3, seed=11
-            ),
-            "same repository, 2 pieces": stitched_cases(
-                shared, out, count=max(args.count * 2 // 5, 2), same_repository=True, seed=13
-            ),
-            "labelled (--whole)": labelled_cases(shared),
-        }
-        print(_table(groups))
-        print()
+        for title, seeds in (("calibration", (7, 11, 13)), ("held out", (101, 102, 103))):
+            groups = _stitched(shared, out, args.count, seeds)
+            if title == "calibration":
+                groups["labelled (--whole)"] = labelled_cases(shared)
+            print(f"{title} (seeds {', '.join(map(str, seeds))})\n")
+            print(_table(groups))
+            print()
         print(_singles(single_cases(shared)))
         print(f"\n{time.perf_counter() - started:.1f} s; tails 8-15 prompts per piece; seeds fixed")
     return 0
+
+
+def _stitched(
+    shared: Path, out: Path, count: int, seeds: tuple[int, int, int]
+) -> dict[str, list[Case]]:
+    two, three, same = seeds
+    return {
+        "cross-project, 2 pieces": stitched_cases(shared, out, count=count, seed=two),
+        "cross-project, 3 pieces (last junction)": stitched_cases(
+            shared, out, count=max(count // 3, 2), pieces=3, seed=three
+        ),
+        "same repository, 2 pieces": stitched_cases(
+            shared, out, count=max(count * 2 // 5, 2), same_repository=True, seed=same
+        ),
+    }
 
 
 def _table(groups: dict[str, list[Case]]) -> str:

@@ -84,7 +84,7 @@ def stitched_cases(
         chosen = _choose(rng, usable, pieces, same_repository)
         if chosen is None:
             continue
-        name = f"{kind}{pieces}-{attempt:04d}-t{tail}"
+        name = f"{kind}{pieces}-s{seed}-{attempt:04d}-t{tail}"
         target = out / f"{name}.jsonl"
         entries, gold = stitch.stitch([str(p) for p in chosen], None, tail)
         target.write_bytes(b"".join(orjson.dumps(entry) + b"\n" for entry in entries))
