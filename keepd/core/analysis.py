@@ -125,9 +125,9 @@ def analyse_state(
         blocks = _blocks(branch, blocks_before(state.index, stop_index))
         words = _words(branch, borrowed_words(state.index, stop_index))
     return Analysis(
-        session_id=_session_id(state),
+        session_id=state.tree.session_id,
         path=path,
-        project=_project(state),
+        project=state.tree.cwd,
         scope=state.scope.value,
         messages=len(branch.messages),
         skipped_lines=state.reader.skipped,
@@ -239,17 +239,3 @@ def _context(use: ContextUse) -> dict[str, Any]:
         "share": None if share is None else round(share, 4),
         "source": use.source,
     }
-
-
-def _session_id(state: SessionState) -> str | None:
-    for node in state.tree.nodes:
-        if node.session_id:
-            return node.session_id
-    return None
-
-
-def _project(state: SessionState) -> str | None:
-    for node in reversed(state.tree.nodes):
-        if node.cwd:
-            return node.cwd
-    return None

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterable
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from keepd.core.entries import Entry
@@ -77,10 +77,10 @@ class Node:
     cwd: str | None = None
     quote: str = ""
     tool_results: tuple[str, ...] = ()
-    words: list[str] = field(default_factory=list)
+    words: Sequence[str] = ()
     text: str = ""  # counted text not yet split into words
 
-    def take_words(self) -> list[str]:
+    def take_words(self) -> Sequence[str]:
         """The content words, split from the counted text the first time they are needed.
 
         Splitting waits until the message enters an index, so the messages a scope never

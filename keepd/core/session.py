@@ -15,6 +15,11 @@ class SessionState:
     one's parent is the branch's newest entry) are appended to it and to the index in
     O(their words); anything else (a rewind, parallel tool results, a compaction) resolves
     the branch from the tree again, and rebuilds the index if earlier messages changed.
+
+    A `compact` state (for following many sessions at once) forgets the tree and the words
+    once they are indexed and keeps only the branch's messages; when new entries do not
+    just continue the branch it cannot resolve them, so it sets `stale` and keeps its last
+    branch: its owner then reads the file again into a new state.
     """
 
     def __init__(
@@ -23,20 +28,23 @@ class SessionState:
         *,
         policy: TextPolicy = DEFAULT_POLICY,
         detail: bool = True,
+        compact: bool = False,
     ) -> None:
         self.scope = scope
         self.policy = policy
-        self.detail = detail
+        self.detail = detail and not compact
+        self.compact = compact
+        self.stale = False
         self.reader = EntryReader()
         self.tree = Tree()
-        self.index = Index(detail=detail)
+        self.index = Index(detail=self.detail)
         self.indexed: list[Node] = []
         self.rebuilds = 0
         self.resolves = 0
         self._branch: Branch | None = None
         self._resolved_nodes = 0  # tree nodes the branch accounts for
-        self._tip: Node | None = None  # the branch's newest message
-        self._side: set[str] = set()  # entries hung under the tip (progress, system lines)
+        self._front: _Frontier | None = None
+        self._spared: Node | None = None  # the newest message keeps its links until the next
         self._sidechain_only = True
 
     def feed(self, data: bytes) -> int:
@@ -60,42 +68,52 @@ class SessionState:
         for line in lines:
             entry = parse(line)
             if entry is not None:
-                add(make_node(entry, len(self.tree.nodes), policy))
+                add(make_node(entry, self.tree.total, policy))
         return len(self.tree.nodes) - start
 
     def branch(self) -> Branch:
         """The current branch, with the index brought up to date with it."""
         if self._branch is None or not self._extend(self._branch):
+            if self.compact and self._branch is not None:
+                self.stale = True
+                return self._branch
             self._resolve()
         assert self._branch is not None
+        if self.compact:
+            self._forget()
         return self._branch
+
+    def _forget(self) -> None:
+        """Keeps only what the analysis of an appended-to branch needs (compact mode)."""
+        if self.stale:
+            return
+        self.tree.forget()
+        self._resolved_nodes = 0
 
     def _extend(self, branch: Branch) -> bool:
         """Appends the new nodes if each continues the branch; False if one does not."""
         fresh = self.tree.nodes[self._resolved_nodes :]
         if not fresh:
             return True
-        if self._tip is None or self.tree.sidechain_only != self._sidechain_only:
+        if self._front is None or self.tree.sidechain_only != self._sidechain_only:
             return False
-        tip, side = self._tip, set(self._side)
+        front = self._front.copy()
         added: list[Node] = []
         for node in fresh:
             if node.boundary is not None:
                 return False
-            if node.sidechain != tip.sidechain:
+            if node.sidechain != front.tip.sidechain:
                 continue
-            hangs = node.parent is not None and (node.parent == tip.uuid or node.parent in side)
             if node.is_message:
-                if not hangs:
+                if not front.takes(node):
                     return False
-                tip, side = node, set()
                 added.append(node)
-            elif hangs and node.uuid is not None:
-                side.add(node.uuid)
+            else:
+                front.hang(node)
         start = len(branch.messages)
         branch.messages.extend(added)
         branch.stops.extend(start + i for i, node in enumerate(added) if node.is_prompt)
-        self._commit(added, tip, side)
+        self._commit(added, front)
         return True
 
     def _resolve(self) -> None:
@@ -105,26 +123,12 @@ class SessionState:
         self._sync(branch.messages)
         self._resolved_nodes = len(self.tree.nodes)
         self._sidechain_only = self.tree.sidechain_only
-        self._tip = branch.messages[-1] if branch.messages else None
-        self._side = self._hung_under(self._tip)
+        self._front = _Frontier.of(branch.messages, self.tree.nodes)
 
-    def _hung_under(self, tip: Node | None) -> set[str]:
-        """Uuids of the entries (not messages) that hang, directly or not, under `tip`."""
-        side: set[str] = set()
-        if tip is None:
-            return side
-        for node in self.tree.nodes[tip.pos + 1 :]:
-            if node.is_message or node.uuid is None or node.parent is None:
-                continue
-            if node.parent == tip.uuid or node.parent in side:
-                side.add(node.uuid)
-        return side
-
-    def _commit(self, added: list[Node], tip: Node, side: set[str]) -> None:
-        self.index.extend([node.take_words() for node in added])
-        self.indexed.extend(added)
+    def _commit(self, added: list[Node], front: _Frontier) -> None:
+        self._index(added)
         self._resolved_nodes = len(self.tree.nodes)
-        self._tip, self._side = tip, side
+        self._front = front
 
     def _sync(self, messages: list[Node]) -> None:
         known = len(self.indexed)
@@ -135,6 +139,79 @@ class SessionState:
             self.indexed = []
             self.rebuilds += 1
             known = 0
-        fresh = messages[known:]
+        self._index(messages[known:])
+
+    def _index(self, fresh: list[Node]) -> None:
         self.index.extend([node.take_words() for node in fresh])
         self.indexed.extend(fresh)
+        if self.compact and fresh:
+            spared, self._spared = self._spared, fresh[-1]
+            for node in [*([spared] if spared else []), *fresh[:-1]]:
+                _slim(node)
+            fresh[-1].words = ()
+
+
+def _slim(node: Node) -> None:
+    """Drops what an indexed message no longer needs unless the picker lists it."""
+    node.words = ()
+    node.tool_results = ()
+    node.parent = None
+    if not node.is_prompt:
+        node.uuid = None
+        node.timestamp = ""
+
+
+class _Frontier:
+    """Where a branch can grow: under its newest message, an entry hung under that, or any
+    line of the newest API response and its tool results (parallel tool calls make those
+    siblings, and the loader pulls them all in, in file order)."""
+
+    def __init__(self, tip: Node, side: set[str], group: set[str], group_id: str | None) -> None:
+        self.tip = tip
+        self.side = side  # entries (not messages) hung under the tip
+        self.group = group  # lines of the newest response and their tool results
+        self.group_id = group_id
+
+    @classmethod
+    def of(cls, messages: list[Node], nodes: list[Node]) -> _Frontier | None:
+        if not messages:
+            return None
+        front = cls(messages[-1], set(), set(), None)
+        for node in reversed(messages):
+            if node.msg_id is not None:
+                front.group_id = node.msg_id
+                break
+            if not node.tool_results:
+                break
+        if front.group_id is not None:
+            lines = {n.uuid for n in messages[-64:] if n.uuid and n.msg_id == front.group_id}
+            results = {n.uuid for n in messages[-64:] if n.uuid and n.parent in lines}
+            front.group = lines | results
+        for node in nodes[front.tip.pos + 1 :]:
+            front.hang(node)
+        return front
+
+    def copy(self) -> _Frontier:
+        return _Frontier(self.tip, set(self.side), set(self.group), self.group_id)
+
+    def hang(self, node: Node) -> None:
+        """Notes an entry that is not a message if it hangs under the tip."""
+        hangs = node.parent == self.tip.uuid or node.parent in self.side
+        if node.uuid is not None and node.parent is not None and hangs:
+            self.side.add(node.uuid)
+
+    def takes(self, node: Node) -> bool:
+        """Moves the tip to `node` if it continues the branch."""
+        parent = node.parent
+        if parent is None:
+            return False
+        if parent != self.tip.uuid and parent not in self.side and parent not in self.group:
+            return False
+        if node.msg_id is not None and node.msg_id != self.group_id:
+            self.group, self.group_id = set(), node.msg_id
+        if node.msg_id is not None or (node.tool_results and self.group_id is not None):
+            self.group.add(node.uuid or "")
+        else:
+            self.group, self.group_id = set(), None
+        self.tip, self.side = node, set()
+        return True

@@ -69,7 +69,7 @@ def freed_shares(tokens: FloatArray, stops: list[int]) -> FloatArray:
 
 def context_use(tree: Tree, boundary: Node | None, window: int | None = None) -> ContextUse:
     """Claude Code's own count: the newest real API response's input side (sessions.md)."""
-    newest = _newest_usage(tree)
+    newest = tree.newest_usage
     tokens: int | None = None
     source = "none"
     if newest is not None and (boundary is None or newest.pos > boundary.pos):
@@ -78,20 +78,6 @@ def context_use(tree: Tree, boundary: Node | None, window: int | None = None) ->
         post = boundary.boundary.post_tokens
         tokens, source = (post, "postTokens") if post is not None else (None, "none")
     if window is None:
-        window = LARGE_WINDOW if _largest_usage(tree) > DEFAULT_WINDOW else DEFAULT_WINDOW
+        # usage above 200k anywhere in the session proves a 1M-context model (sessions.md)
+        window = LARGE_WINDOW if tree.largest_usage > DEFAULT_WINDOW else DEFAULT_WINDOW
     return ContextUse(tokens=tokens, window=window, source=source)
-
-
-def _largest_usage(tree: Tree) -> int:
-    """Usage above 200k anywhere in the session proves a 1M-context model (sessions.md)."""
-    return max(
-        (n.context_tokens for n in tree.nodes if n.context_tokens is not None and not n.sidechain),
-        default=0,
-    )
-
-
-def _newest_usage(tree: Tree) -> Node | None:
-    for node in reversed(tree.nodes):
-        if node.context_tokens is not None and not node.sidechain:
-            return node
-    return None

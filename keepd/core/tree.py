@@ -42,32 +42,61 @@ class _Relink:
 
 
 class Tree:
-    """All nodes of one session file, in file order, linked by uuid."""
+    """All nodes of one session file, in file order, linked by uuid.
+
+    Besides the nodes it keeps a few running facts (the newest message, the newest and the
+    largest usage, the session id and folder) that survive `forget`, so a follower that
+    only appends can drop the nodes it no longer needs.
+    """
 
     def __init__(self) -> None:
         self.nodes: list[Node] = []
         self.by_uuid: dict[str, Node] = {}
         self.by_msg_id: dict[str, list[Node]] = {}
         self.children: dict[str, list[Node]] = {}
+        self.total = 0  # nodes ever added: the next node's position in the file
         self.sidechain_only = True
+        self.newest_usage: Node | None = None
+        self.largest_usage = 0
+        self.session_id: str | None = None
+        self.cwd: str | None = None
+        self._newest: Node | None = None
+        self._newest_sidechain: Node | None = None
 
     def add(self, node: Node) -> None:
         self.nodes.append(node)
+        self.total += 1
         if node.uuid is not None:
             self.by_uuid[node.uuid] = node
         if node.parent is not None:
             self.children.setdefault(node.parent, []).append(node)
         if node.msg_id is not None:
             self.by_msg_id.setdefault(node.msg_id, []).append(node)
-        if node.is_message and not node.sidechain:
-            self.sidechain_only = False
+        if node.is_message and node.uuid:
+            self._note_message(node)
+
+    def _note_message(self, node: Node) -> None:
+        self.session_id = self.session_id or node.session_id
+        self.cwd = node.cwd or self.cwd
+        if node.sidechain:
+            self._newest_sidechain = node
+            return
+        self.sidechain_only = False
+        self._newest = node
+        if node.context_tokens is not None:
+            self.newest_usage = node
+            self.largest_usage = max(self.largest_usage, node.context_tokens)
 
     def leaf(self) -> Node | None:
         """The newest conversation entry (a sub-agent file's own, if that is all there is)."""
-        for node in reversed(self.nodes):
-            if node.is_message and node.uuid and (self.sidechain_only or not node.sidechain):
-                return node
-        return None
+        return self._newest_sidechain if self.sidechain_only else self._newest
+
+    def forget(self) -> None:
+        """Drops the nodes and links; the running facts and the position count stay."""
+        self.nodes = []
+        self.by_uuid = {}
+        self.by_msg_id = {}
+        self.children = {}
 
     def branch(self, scope: Scope = Scope.CURRENT) -> Branch:
         leaf = self.leaf()

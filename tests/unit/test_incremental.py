@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
+import orjson
 import pytest
 
 from keepd.core.analysis import analyse_state
@@ -52,3 +53,54 @@ def test_corpus_followed_in_pieces_equals_read_whole(corpus_sessions: list[Path]
     for seed, path in enumerate(corpus_sessions):
         for scope in Scope:
             _same(path.read_bytes(), scope, seed, largest=60_000)
+
+
+def _curve_of(state: SessionState) -> list[object]:
+    result = analyse_state(state).to_dict()
+    return [(s["uuid"], s["sc"], s["below"], s["frees"]) for s in result["stops"]] + [
+        result["pick"],
+        result["context"],
+    ]
+
+
+def test_compact_state_follows_line_by_line_like_a_full_one() -> None:
+    lines = example_session().read_bytes().splitlines(keepends=True)
+    compact = SessionState(compact=True)
+    for at, line in enumerate(lines):
+        compact.feed(line)
+        compact.branch()
+        if at % 25 == 0 or at == len(lines) - 1:
+            full = SessionState()
+            full.feed(b"".join(lines[: at + 1]))
+            assert _curve_of(compact) == _curve_of(full), at
+    assert not compact.stale
+    assert len(compact.tree.nodes) == 0  # the tree is forgotten after each refresh
+
+
+def test_compact_state_goes_stale_on_a_rewind_and_keeps_its_branch() -> None:
+    data = example_session().read_bytes()
+    compact = SessionState(compact=True)
+    compact.feed(data)
+    before = _curve_of(compact)
+    first = analyse_state(compact).stops[0].uuid
+    rewind = {
+        "type": "user",
+        "uuid": "rewound-prompt",
+        "parentUuid": first,
+        "isSidechain": False,
+        "message": {"role": "user", "content": "let us try that differently"},
+    }
+    compact.feed(orjson.dumps(rewind) + b"\n")
+    compact.branch()
+    assert compact.stale
+    assert _curve_of(compact) == before
+
+
+def test_compact_state_read_whole_equals_full_state() -> None:
+    data = example_session().read_bytes()
+    compact = SessionState(compact=True)
+    compact.feed(data)
+    full = SessionState()
+    full.feed(data)
+    assert _curve_of(compact) == _curve_of(full)
+    assert not compact.stale
