@@ -62,6 +62,10 @@ def state_dir() -> Path:
 
 
 def notes_dir() -> Path:
+    """Where notes are written: `KEEPD_NOTES_DIR` if set, else `notes` in the data dir."""
+    configured = os.environ.get("KEEPD_NOTES_DIR", "").strip()
+    if configured:
+        return Path(configured).expanduser()
     return data_dir() / "notes"
 
 
