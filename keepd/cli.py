@@ -8,12 +8,19 @@ import os
 import shutil
 import sys
 from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from keepd._version import __version__
 from keepd.errors import KeepdError
 
+if TYPE_CHECKING:
+    from keepd.core.analysis import Analysis
+    from keepd.service import Service
+
 log = logging.getLogger(__name__)
 INTERNAL_ERROR = 70
+CANNOT_WRITE = 73
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -62,6 +69,18 @@ def _parser() -> argparse.ArgumentParser:
     report.add_argument("--width", type=int, help="terminal width (default: detected)")
     report.add_argument("--window", type=int, help="context window in tokens (default: 200k)")
     report.set_defaults(handler=_report)
+    note = commands.add_parser("note", help="write a session's note (HTML) and print its link")
+    note.add_argument(
+        "session",
+        nargs="?",
+        metavar="SESSION",
+        help="a path, a session id or unique prefix (default: the newest session here)",
+    )
+    note.add_argument("--whole", action="store_true", help="the full history, uncompacted")
+    note.add_argument("--example", action="store_true", help="the note of the bundled example")
+    note.add_argument("--dir", type=Path, metavar="DIR", help="write here (default: notes dir)")
+    note.add_argument("--window", type=int, help="context window in tokens (default: 200k)")
+    note.set_defaults(handler=_note)
     return parser
 
 
@@ -86,6 +105,37 @@ def _report(args: argparse.Namespace) -> int:
         if result.example and not args.example:
             print("keepd: no Claude Code sessions found; showing the example", file=sys.stderr)
         sys.stdout.write(render(result.analysis, style, example=result.example))
+        _note_line(service, result.analysis)
+    return 0
+
+
+def _note_line(service: Service, analysis: Analysis) -> None:
+    """Writes the note beside a report and prints its link; a failure only warns."""
+    try:
+        path = service.write_note(analysis)
+    except OSError as error:
+        print(f"keepd: the note could not be written: {error}", file=sys.stderr)
+        return
+    print(f"  the note and every stop: {path.resolve().as_uri()}")
+
+
+def _note(args: argparse.Namespace) -> int:
+    from keepd.service import Service
+
+    try:
+        result = Service().note(
+            args.session,
+            whole=args.whole,
+            example=args.example,
+            window=args.window,
+            directory=args.dir,
+        )
+    except OSError as error:
+        print(f"keepd: cannot write the note: {error}", file=sys.stderr)
+        return CANNOT_WRITE
+    if result.report.example and not args.example:
+        print("keepd: no Claude Code sessions found; showing the example", file=sys.stderr)
+    print(result.path.resolve().as_uri())
     return 0
 
 

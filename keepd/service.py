@@ -16,6 +16,14 @@ class ReportResult:
     example: bool
 
 
+@dataclass(frozen=True, slots=True)
+class NoteResult:
+    """Where a session's note was written, and the report it shows."""
+
+    path: Path
+    report: ReportResult
+
+
 class Service:
     """Operations on sessions, computed in this process."""
 
@@ -34,3 +42,23 @@ class Service:
 
         found = resolve(name, cwd=cwd, example=example)
         return ReportResult(analyse_file(found.path, whole=whole, window=window), found.example)
+
+    def note(
+        self,
+        name: str | None,
+        *,
+        whole: bool = False,
+        example: bool = False,
+        window: int | None = None,
+        directory: Path | None = None,
+        cwd: Path | None = None,
+    ) -> NoteResult:
+        """Writes the note of the named session (or the newest, or the example)."""
+        result = self.report(name, whole=whole, example=example, window=window, cwd=cwd)
+        return NoteResult(self.write_note(result.analysis, directory), result)
+
+    def write_note(self, analysis: Analysis, directory: Path | None = None) -> Path:
+        """Writes the note of an analysis (default: into the notes folder) and returns its path."""
+        from keepd.report.note import write_note
+
+        return write_note(analysis, directory)
