@@ -10,11 +10,12 @@ from pathlib import Path
 
 from keepd._version import __version__
 from keepd.core.analysis import Analysis, BlockInfo, Stop
-from keepd.report.instructions import block_text, short, summary_instructions, target_stop
+from keepd.report.instructions import block_start, short, summary_instructions, target_stop
 from keepd.report.note_assets import SCRIPT, STYLE, content_security_policy
-from keepd.report.svg import bar_svg, curve_svg, esc, shape_text
+from keepd.report.svg import bar_svg, curve_svg, esc, frame_of, shape_text
 from keepd.report.terminal import keystrokes
 
+TABLE_QUOTE = 150
 _SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
 
 
@@ -150,9 +151,17 @@ def _curve(analysis: Analysis) -> str:
         '<span class="glyph">●●●</span> a clear change of work, <span class="glyph">●●</span> '
         'a sub-topic, <span class="glyph">●</span> barely above the noise; '
         '<span class="glyph">▔▔▁</span> the '
-        f"curve holds there, then falls away. {wiggle}Hover over a point for its message."
+        f"curve holds there, then falls away. {wiggle}{_off_scale(analysis)}"
+        "Hover over a point for its message."
         "</figcaption>\n</figure>\n</section>"
     )
+
+
+def _off_scale(analysis: Analysis) -> str:
+    frame = frame_of(analysis.stops)
+    if not any(stop.sc is not None and frame.off(stop.sc) for stop in analysis.stops):
+        return ""
+    return "Hollow points at the edge are off the scale: stops too early or too late to pick. "
 
 
 def _table(analysis: Analysis) -> str:
@@ -188,7 +197,7 @@ def _row(stop: Stop, picked: bool) -> str:
         f'<td class="num" data-v="{stop.sc if stop.sc is not None else -1}">{sc}</td>'
         f'<td class="glyph">{esc(shape_text(stop.grade, stop.shape))}</td>'
         f'<td class="num" data-v="{stop.multiple or 0}">{multiple}</td>'
-        f'<td class="quote">{esc(stop.quote)}</td></tr>'
+        f'<td class="quote">{esc(short(stop.quote, TABLE_QUOTE))}</td></tr>'
     )
 
 
@@ -201,7 +210,7 @@ def _blocks(analysis: Analysis) -> str:
     if stop is None or not analysis.blocks:
         return ""
     which = "the pick" if analysis.pick else "the middle stop of the trade"
-    rows = "\n".join(_block_row(n, block) for n, block in enumerate(analysis.blocks, 1))
+    rows = "\n".join(_block_row(analysis, n, block) for n, block in enumerate(analysis.blocks, 1))
     return (
         "<section>\n<h2>What the kept part borrows from</h2>\n"
         f"<p>The part before {which} (messages 0–{stop.index - 1}) in six blocks, and the "
@@ -209,19 +218,19 @@ def _blocks(analysis: Analysis) -> str:
         "under 5% is a side trip: the later work never refers back to it.</p>\n"
         '<table class="blocks">\n<thead><tr><th class="num">block</th>'
         '<th class="num">messages</th><th class="num">borrowed from it</th>'
-        "<th>in the summary</th><th>it begins</th></tr></thead>\n"
+        "<th>in the summary</th><th>where it starts</th></tr></thead>\n"
         f"<tbody>\n{rows}\n</tbody>\n</table>\n</section>"
     )
 
 
-def _block_row(number: int, block: BlockInfo) -> str:
-    use = '<span class="trip">side trip: drop whole</span>' if block.side_trip else "summarize"
-    quote = esc(short(block.quote, 160)) or '<span class="muted">(no prompt)</span>'
+def _block_row(analysis: Analysis, number: int, block: BlockInfo) -> str:
+    use = '<span class="trip">drop whole</span>' if block.side_trip else "summarize"
+    start = block_start(analysis, block)
     return (
         f'<tr><td class="num">{number}</td><td class="num">{block.first}–{block.last}</td>'
         f'<td class="num">{bar_svg(block.share, side_trip=block.side_trip)}'
         f"{_pct(block.share, 1)}</td>"
-        f'<td>{use}</td><td class="quote">{quote}</td></tr>'
+        f'<td>{use}</td><td class="quote">{esc(start)}</td></tr>'
     )
 
 
@@ -229,7 +238,7 @@ def _summary(analysis: Analysis) -> str:
     text = summary_instructions(analysis)
     if not text:
         return ""
-    trips = [block_text(block) for block in analysis.blocks if block.side_trip]
+    trips = [block for block in analysis.blocks if block.side_trip]
     lead = f"{len(trips)} side trip{'s' if len(trips) != 1 else ''} to drop whole" if trips else ""
     return (
         "<section>\n<h2>For the summary</h2>\n"

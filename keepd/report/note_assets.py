@@ -49,7 +49,7 @@ svg .picklabel { fill: var(--pick); font-weight: 600; font-size: 12px; }
 .stop:hover .hit { fill: var(--hilite); }
 .pt { fill: var(--line); }
 .pt.zoned { fill: var(--fg); }
-.pt.nosc { fill: none; stroke: var(--muted); }
+.pt.nosc, .pt.off { fill: var(--bg); stroke: var(--line); stroke-width: 1.5; }
 .pt.pick { fill: var(--pick); stroke: var(--bg); stroke-width: 1.5; }
 .pickline { stroke: var(--pick); stroke-width: 1.5; stroke-dasharray: 4 3; }
 .tradeline { stroke: var(--muted); stroke-width: 1; stroke-dasharray: 3 3; }

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from html import escape
 
 from keepd.core.analysis import Analysis, Stop, ZoneInfo
+from keepd.core.grade import DEFAULT_TUNING, Tuning
 
 WIDTH, HEIGHT = 960, 320
 LEFT, RIGHT, TOP, BOTTOM = 46, 14, 44, 40
@@ -56,13 +57,39 @@ class Frame:
         return LEFT + (k + 0.5) * self.step
 
     def y(self, value: float) -> float:
-        share = (value - self.low) / ((self.high - self.low) or 1.0)
+        """The height of a value, clamped to the frame (see `off`)."""
+        share = (min(max(value, self.low), self.high) - self.low) / ((self.high - self.low) or 1.0)
         return TOP + (1.0 - share) * (HEIGHT - TOP - BOTTOM)
+
+    def off(self, value: float) -> bool:
+        """Whether a value lies outside the frame and is drawn at its edge."""
+        return not self.low - 1e-9 <= value <= self.high + 1e-9
+
+
+def pickable(stops: list[Stop], tuning: Tuning = DEFAULT_TUNING) -> list[bool]:
+    """Which stops the grading could pick: they free enough and keep enough words to measure."""
+    total = stops[0].kept if stops else 0
+    floor = max(tuning.min_kept_uses, tuning.min_kept_share * total)
+    ok = [
+        stop.sc is not None and stop.kept >= floor and stop.frees >= tuning.min_frees
+        for stop in stops
+    ]
+    return [*ok[:-1], False] if ok else ok
 
 
 def frame_of(stops: list[Stop]) -> Frame:
-    """A frame around the finite SC values, padded a little and kept within 0..1."""
-    values = [stop.sc for stop in stops if stop.sc is not None]
+    """A frame around the SC of the stops that could be picked, padded, within 0..1.
+
+    The first stop (nothing before it: SC 1) and the last few (a tiny kept part) would
+    otherwise squash the part of the curve that matters; they are drawn at the edge.
+    """
+    every = [stop.sc for stop in stops if stop.sc is not None]
+    chosen = [
+        stop.sc
+        for stop, ok in zip(stops, pickable(stops), strict=True)
+        if ok and stop.sc is not None
+    ]
+    values = chosen if len(chosen) >= 2 else every
     if not values:
         return Frame(len(stops), 0.0, 1.0)
     low, high = min(values), max(values)
@@ -91,13 +118,14 @@ def curve_svg(analysis: Analysis) -> str:
 
 
 def _grid(frame: Frame) -> list[str]:
+    digits = 2 if frame.high - frame.low >= 0.2 else 3
     out = []
     for i in range(5):
         value = frame.low + (frame.high - frame.low) * i / 4
         y = frame.y(value)
         out += [
             f'<line class="grid" x1="{LEFT}" x2="{WIDTH - RIGHT}" y1="{y:.1f}" y2="{y:.1f}"/>',
-            f'<text x="{LEFT - 6}" y="{y + 4:.1f}" text-anchor="end">{value:.2f}</text>',
+            f'<text x="{LEFT - 6}" y="{y + 4:.1f}" text-anchor="end">{value:.{digits}f}</text>',
         ]
     return out
 
@@ -240,6 +268,8 @@ def _point(analysis: Analysis, k: int, stop: Stop, frame: Frame) -> str:
     classes = ["pt"]
     if stop.sc is None:
         classes.append("nosc")
+    elif frame.off(stop.sc):
+        classes.append("off")
     if stop.grade:
         classes.append("zoned")
     if stop.uuid == analysis.pick:

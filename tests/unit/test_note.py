@@ -14,10 +14,11 @@ from pathlib import Path
 import pytest
 
 from keepd.api import analyse_file, analyse_texts
-from keepd.core.analysis import Analysis
+from keepd.core.analysis import Analysis, BlockInfo
 from keepd.paths import example_session
-from keepd.report.instructions import summary_instructions
+from keepd.report.instructions import block_start, summary_instructions, word_groups
 from keepd.report.note import note_name, render_note, write_note, write_private
+from keepd.report.svg import frame_of
 from tests.unit.hostile import ATTACKS, PROJECT, SESSION_ID, hostile_session
 
 ALLOWED_TAGS = {
@@ -120,11 +121,12 @@ def test_control_and_bidi_characters_are_dropped() -> None:
 
 def test_summary_names_words_their_source_and_side_trips(hostile: Analysis) -> None:
     text = summary_instructions(hostile)
-    assert text.startswith("Summarize the conversation before message")
+    assert text.startswith("When you summarize this conversation: the work from my message")
     for word in hostile.borrowed_words:
-        assert f"- {word.word} ({word.uses} uses later; from message {word.first}" in text
+        assert f"{word.word} ×{word.uses}" in text
+    assert text.count("\n- ") >= len(word_groups(hostile)) >= 1
     trips = [block for block in hostile.blocks if block.side_trip]
-    assert trips and "Drop these parts whole" in text
+    assert trips and "Drop these earlier parts whole" in text
     for block in trips:
         assert f"- messages {block.first}-{block.last}" in text
 
@@ -209,3 +211,23 @@ def test_default_folder_honours_keepd_notes_dir(
 def test_default_folder_is_under_the_user_data_dir(private_home: Path) -> None:
     path = write_note(analyse_file(example_session()))
     assert path.is_relative_to(private_home / ".local" / "share" / "keepd" / "notes")
+
+
+def test_stops_too_early_or_late_to_pick_do_not_squash_the_scale(hostile: Analysis) -> None:
+    frame = frame_of(hostile.stops)
+    first = hostile.stops[0]
+    assert first.sc == 1.0 and frame.off(first.sc) and frame.high < 1.0
+    assert frame.y(first.sc) == frame.y(frame.high)  # drawn at the edge
+    page = render_note(hostile)
+    assert page.count('class="pt off') >= 1 and "off the scale" in page
+
+
+def test_a_block_that_starts_inside_a_turn_says_so() -> None:
+    texts = ["plan the parser", "the lexer first", "now tokens", "then docs", "the site"]
+    analysis = analyse_texts(texts)
+    fewer = replace(analysis, stops=[analysis.stops[0], analysis.stops[3]])
+    block = BlockInfo(1, 4, None, 3, 0.01, True, "")
+    assert block_start(fewer, block) == (
+        "inside the turn that began “plan the parser”, then “then docs”"
+    )
+    assert block_start(analysis, block) == "beginning “the lexer first”"
