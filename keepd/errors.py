@@ -51,3 +51,48 @@ class NoSessionsError(KeepdError):
 class UsageError(KeepdError):
     title = "usage"
     exit_code = 2
+
+
+class ConfigError(KeepdError):
+    """A configuration file that cannot be used; the message names the key."""
+
+    title = "bad configuration"
+    exit_code = 78
+
+
+class DaemonError(KeepdError):
+    """The daemon cannot start or cannot be reached."""
+
+    title = "daemon"
+    exit_code = 75
+
+
+class AlreadyRunningError(DaemonError):
+    title = "already running"
+
+
+class DaemonUnavailableError(DaemonError):
+    """No daemon answers on the socket (the CLI then computes in-process)."""
+
+    title = "no daemon"
+    exit_code = 69
+
+
+class ProtocolError(KeepdError):
+    """A request or reply that breaks the socket protocol; `code` is sent on the wire."""
+
+    title = "protocol error"
+    exit_code = 76
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+class RemoteError(KeepdError):
+    """An error the daemon reported, carrying its title and exit code across the socket."""
+
+    def __init__(self, title: str, message: str, exit_code: int) -> None:
+        super().__init__(message)
+        self.title = title
+        self.exit_code = exit_code

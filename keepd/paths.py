@@ -72,3 +72,29 @@ def notes_dir() -> Path:
 def example_session() -> Path:
     """The transcript shipped with keepd, shown when a machine has no sessions."""
     return Path(__file__).parent / "data" / "example.jsonl"
+
+
+def runtime_dir() -> Path:
+    """The daemon's socket and lock: `$XDG_RUNTIME_DIR/keepd`, else `run` in the cache dir."""
+    base = os.environ.get("XDG_RUNTIME_DIR", "").strip()
+    if base:
+        return Path(base) / APP
+    return Path(_platform_dirs().user_cache_dir) / "run"  # type: ignore[attr-defined]
+
+
+def socket_path() -> Path:
+    return runtime_dir() / "keepd.sock"
+
+
+def lock_path() -> Path:
+    return runtime_dir() / "keepd.lock"
+
+
+def daemon_state_file() -> Path:
+    """What the daemon remembers across restarts: notices sent, mutes, the pause."""
+    return state_dir() / "daemon.json"
+
+
+def log_file() -> Path:
+    """The daemon's log file where no journal collects stderr (launchd)."""
+    return Path(_platform_dirs().user_log_dir) / "keepd.log"  # type: ignore[attr-defined]
