@@ -81,6 +81,9 @@ def _parser() -> argparse.ArgumentParser:
     note.add_argument("--dir", type=Path, metavar="DIR", help="write here (default: notes dir)")
     note.add_argument("--window", type=int, help="context window in tokens (default: 200k)")
     note.set_defaults(handler=_note)
+    from keepd.cli_daemon import add_commands
+
+    add_commands(commands)
     return parser
 
 

@@ -4,8 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from keepd.core.analysis import Analysis
+
+if TYPE_CHECKING:
+    from keepd.overview import Backend, ControlResult, SessionInfo, StatusInfo
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,7 +29,11 @@ class NoteResult:
 
 
 class Service:
-    """Operations on sessions, computed in this process."""
+    """Operations on sessions: computed in this process, or from the daemon's `live` state."""
+
+    def __init__(self, live: Backend | None = None, *, config_path: Path | None = None) -> None:
+        self.live = live
+        self.config_path = config_path
 
     def report(
         self,
@@ -62,3 +70,41 @@ class Service:
         from keepd.report.note import write_note
 
         return write_note(analysis, directory)
+
+    def _backend(self) -> Backend:
+        if self.live is not None:
+            return self.live
+        from keepd.config import load_config
+        from keepd.offline import Offline
+
+        return Offline(load_config(self.config_path))
+
+    def status(self) -> StatusInfo:
+        """The daemon's state (or, in-process, what the files and the state file say)."""
+        return self._backend().status()
+
+    def sessions(self) -> list[SessionInfo]:
+        """Every session file known, newest first, with context use and pick where analysed."""
+        return self._backend().sessions()
+
+    def session(self, name: str) -> Analysis:
+        """The analysis of one session: live from the daemon's memory, else from its file."""
+        return self._backend().session(name)
+
+    def mute(self, name: str, minutes: float | None = None) -> ControlResult:
+        """No notices for a session (for `minutes`, or until unmuted)."""
+        return self._backend().mute(name, minutes)
+
+    def unmute(self, name: str) -> ControlResult:
+        return self._backend().unmute(name)
+
+    def pause(self, minutes: float | None = None) -> ControlResult:
+        """No notices at all (for `minutes`, or until resumed)."""
+        return self._backend().pause(minutes)
+
+    def resume(self) -> ControlResult:
+        return self._backend().resume()
+
+    def rescan(self) -> ControlResult:
+        """Looks at every session file again (the daemon); counts them (in-process)."""
+        return self._backend().rescan()

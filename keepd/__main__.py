@@ -1,0 +1,7 @@
+"""`python -m keepd`: the same as the `keepd` command."""
+
+from __future__ import annotations
+
+from keepd.cli import main
+
+raise SystemExit(main())

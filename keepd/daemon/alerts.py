@@ -1,0 +1,89 @@
+"""Turns analyses into notices: decides, keeps what is not yet dispatched, retries, remembers.
+
+A notice counts as sent only once the notification server took it; until then it waits in
+`pending` (the newest per session) and is retried. Sent keys go to the memory file, so a
+restarted daemon does not repeat them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from keepd.daemon.policy import Notice, decide
+
+if TYPE_CHECKING:
+    from keepd.config import NotifyConfig
+    from keepd.core.analysis import Analysis
+    from keepd.daemon.notify import Sender
+    from keepd.daemon.state import Memory
+
+log = logging.getLogger(__name__)
+
+
+class Alerts:
+    """The notices of every session, and the one sender they go through."""
+
+    def __init__(
+        self,
+        config: NotifyConfig,
+        memory: Memory,
+        save: Callable[[], None],
+        *,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.config = config
+        self.memory = memory
+        self.save = save
+        self.clock = clock
+        self.sender: Sender | None = None
+        self.pending: dict[str, Notice] = {}
+        self.sent = 0
+        self.failures = 0
+        self._lock = asyncio.Lock()
+
+    def consider(self, session_id: str, analysis: Analysis) -> bool:
+        """Queues the notice `analysis` calls for; True when there is one."""
+        notice = decide(analysis, session_id, self.config, self.memory, self.clock())
+        if notice is None:
+            return False
+        self.pending[session_id] = notice
+        return True
+
+    async def flush(self) -> int:
+        """Sends what is pending; stops at the first failure (the server is away)."""
+        if self.sender is None or not self.pending:
+            return 0
+        sent = 0
+        async with self._lock:
+            for session_id, notice in list(self.pending.items()):
+                if not self._still_wanted(notice):
+                    self.pending.pop(session_id, None)
+                    continue
+                if not await self.sender.send(notice):
+                    self.failures += 1
+                    level = logging.WARNING if self.failures == 1 else logging.DEBUG
+                    log.log(level, "notice for %s not dispatched: %s; retrying", session_id,
+                            self.sender.describe())
+                    break
+                self.failures = 0
+                log.info("notified %s (%s)", session_id, notice.key)
+                self.memory.remember(session_id, notice.key)
+                if self.pending.get(session_id) is notice:
+                    del self.pending[session_id]
+                self.sent += 1
+                sent += 1
+            if sent:
+                self.save()
+        return sent
+
+    def _still_wanted(self, notice: Notice) -> bool:
+        now = self.clock()
+        if not self.config.enabled or self.memory.is_paused(now):
+            return False
+        if self.memory.muted(notice.session_id, now):
+            return False
+        return not self.memory.was_notified(notice.session_id, notice.key)

@@ -1,0 +1,154 @@
+"""Decides when: reads on every event, analyses after a short gathering delay, notifies after quiet.
+
+A turn writes many lines in a burst. Each event reads the appended bytes at once (cheap, O(new
+words)); the analysis, whose cost grows with the session, runs once per burst, at least
+`analyse_seconds` after the first write and never more often than four times its own last cost;
+the notice is considered once the session has been quiet for `debounce_seconds`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from keepd.daemon.tail import READ_LIMIT
+
+if TYPE_CHECKING:
+    from keepd.config import NotifyConfig, WatchConfig
+    from keepd.daemon.alerts import Alerts
+    from keepd.daemon.registry import Registry
+
+log = logging.getLogger(__name__)
+COST_FACTOR = 4.0
+
+
+class Follower:
+    """Reads, analyses and notices for every session, scheduled on one asyncio loop."""
+
+    def __init__(
+        self,
+        registry: Registry,
+        alerts: Alerts,
+        watch: WatchConfig,
+        notify: NotifyConfig,
+        loop: asyncio.AbstractEventLoop,
+    ) -> None:
+        self.registry = registry
+        self.alerts = alerts
+        self.watch = watch
+        self.notify = notify
+        self.loop = loop
+        self.rescans = 0
+        self._analysis: dict[Path, asyncio.TimerHandle] = {}
+        self._quiet: dict[Path, asyncio.TimerHandle] = {}
+        self._cost: dict[Path, float] = {}
+        self._rescan_soon: asyncio.TimerHandle | None = None
+        self._tasks: set[asyncio.Task[int]] = set()
+
+    def on_path(self, path: Path) -> None:
+        """An event named `path` (a file or a folder); must run on the loop."""
+        if path.suffix != ".jsonl":
+            if path.name in ("projects", "sessions") or path.parent.name == "projects":
+                self.rescan_soon()
+            return
+        if not self.registry.is_session_path(path):
+            return
+        try:
+            result = self.registry.read(path, READ_LIMIT)
+        except Exception:  # a bug must not stop the daemon from following other sessions
+            log.exception("reading %s failed", path)
+            return
+        if result.gone:
+            self._forget(path)
+            return
+        if result.more:
+            self.loop.call_soon(self.on_path, path)
+        if result.changed:
+            self._schedule_analysis(path)
+            self._arm_quiet(path)
+
+    def rescan(self) -> int:
+        """Catches what events missed: new, changed and vanished files; evicts idle ones."""
+        self.rescans += 1
+        stale = self.registry.scan()
+        for path in [p for p in self._quiet if p not in self.registry.sessions]:
+            self._forget(path)
+        for path in stale:
+            self.loop.call_soon(self.on_path, path)
+        evicted = self.registry.evict()
+        if evicted:
+            log.info("evicted %d idle sessions from memory", evicted)
+        self.reconsider()
+        return len(self.registry.sessions)
+
+    def rescan_soon(self, delay: float = 0.05) -> None:
+        """A rescan shortly, however many events ask for one."""
+        if self._rescan_soon is None:
+            self._rescan_soon = self.loop.call_later(delay, self._rescan_now)
+
+    def _rescan_now(self) -> None:
+        self._rescan_soon = None
+        self.rescan()
+
+    def reconsider(self) -> None:
+        """Notices for every quiet session in memory (after a resume, unmute or expiry)."""
+        for path, followed in list(self.registry.sessions.items()):
+            if followed.state is not None and path not in self._quiet:
+                self._consider(path)
+
+    def _schedule_analysis(self, path: Path) -> None:
+        if path in self._analysis:
+            return
+        delay = max(self.watch.analyse_seconds, COST_FACTOR * self._cost.get(path, 0.0))
+        self._analysis[path] = self.loop.call_later(delay, self._analyse, path)
+
+    def _analyse(self, path: Path) -> None:
+        self._analysis.pop(path, None)
+        started = time.perf_counter()
+        try:
+            self.registry.analyse(path)
+        except Exception:
+            log.exception("analysing %s failed", path)
+        self._cost[path] = time.perf_counter() - started
+
+    def _arm_quiet(self, path: Path) -> None:
+        handle = self._quiet.pop(path, None)
+        if handle is not None:
+            handle.cancel()
+        self._quiet[path] = self.loop.call_later(
+            self.notify.debounce_seconds, self._on_quiet, path
+        )
+
+    def _on_quiet(self, path: Path) -> None:
+        self._quiet.pop(path, None)
+        self._consider(path)
+
+    def _consider(self, path: Path) -> None:
+        followed = self.registry.sessions.get(path)
+        if followed is None or followed.state is None:
+            return
+        try:
+            analysis = self.registry.analyse(path)
+        except Exception:
+            log.exception("analysing %s failed", path)
+            return
+        if analysis is not None and self.alerts.consider(followed.session_id, analysis):
+            task = self.loop.create_task(self.alerts.flush())
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+
+    def _forget(self, path: Path) -> None:
+        for timers in (self._analysis, self._quiet):
+            handle = timers.pop(path, None)
+            if handle is not None:
+                handle.cancel()
+        self._cost.pop(path, None)
+
+    def close(self) -> None:
+        for path in list(self._analysis) + list(self._quiet):
+            self._forget(path)
+        if self._rescan_soon is not None:
+            self._rescan_soon.cancel()

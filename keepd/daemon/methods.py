@@ -1,0 +1,77 @@
+"""The socket's methods, each one call on `Service`; file-bound work runs off the loop."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
+
+from keepd._version import __version__
+from keepd.errors import ProtocolError
+from keepd.protocol import METHODS, VERSION
+
+if TYPE_CHECKING:
+    from keepd.service import Service
+
+Params = dict[str, Any]
+
+
+class Methods:
+    """`handler(method, params)` for the server; `protocol.decode_request` checked the params."""
+
+    def __init__(self, service: Service) -> None:
+        self.service = service
+        self.table: dict[str, Callable[[Params], Awaitable[Any]]] = {
+            "ping": self._ping,
+            "status": self._status,
+            "sessions": self._sessions,
+            "session": self._session,
+            "note": self._note,
+            "mute": self._mute,
+            "unmute": self._unmute,
+            "pause": self._pause,
+            "resume": self._resume,
+            "rescan": self._rescan,
+        }
+        assert set(self.table) == set(METHODS)
+
+    async def __call__(self, method: str, params: Params) -> Any:
+        work = self.table.get(method)
+        if work is None:
+            raise ProtocolError("unknown_method", f"no such method: {method[:64]!r}")
+        return await work(params)
+
+    async def _ping(self, params: Params) -> Any:
+        return {"pong": True, "version": __version__, "protocol": VERSION}
+
+    async def _status(self, params: Params) -> Any:
+        return self.service.status().to_dict()
+
+    async def _sessions(self, params: Params) -> Any:
+        return [info.to_dict() for info in self.service.sessions()]
+
+    async def _session(self, params: Params) -> Any:
+        """The live analysis (`detail`: a fresh full one of the file, blocks included)."""
+        if params.get("detail", False):
+            result = await asyncio.to_thread(self.service.report, params["name"])
+            return result.analysis.to_dict()
+        return self.service.session(params["name"]).to_dict()
+
+    async def _note(self, params: Params) -> Any:
+        result = await asyncio.to_thread(self.service.note, params["name"])
+        return {"path": str(result.path), "uri": result.path.resolve().as_uri()}
+
+    async def _mute(self, params: Params) -> Any:
+        return self.service.mute(params["name"], params.get("minutes")).to_dict()
+
+    async def _unmute(self, params: Params) -> Any:
+        return self.service.unmute(params["name"]).to_dict()
+
+    async def _pause(self, params: Params) -> Any:
+        return self.service.pause(params.get("minutes")).to_dict()
+
+    async def _resume(self, params: Params) -> Any:
+        return self.service.resume().to_dict()
+
+    async def _rescan(self, params: Params) -> Any:
+        return self.service.rescan().to_dict()

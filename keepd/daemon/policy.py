@@ -1,0 +1,100 @@
+"""Decides whether a session deserves a notice now, and words it; pure, clock passed in.
+
+Two notices, each at most once per session and stop: at `threshold` when a ●●● zone's pick
+frees at least `min_frees`, and at `urgent` (near auto-compact) with the best stop or the
+middle of the trade even without a clear break.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from keepd.overview import short_project
+
+if TYPE_CHECKING:
+    from keepd.config import NotifyConfig
+    from keepd.core.analysis import Analysis, Stop
+    from keepd.daemon.state import Memory
+
+CLEAR = "●●●"
+QUOTE_CHARS = 120
+
+
+@dataclass(frozen=True, slots=True)
+class Notice:
+    """One notification to send, and what it is about."""
+
+    session_id: str
+    path: str
+    key: str  # "break:<uuid>" or "urgent:<uuid>": remembered once sent
+    urgent: bool
+    title: str
+    body: str
+    stop: str
+    quote: str
+
+
+def decide(
+    analysis: Analysis, session_id: str, config: NotifyConfig, memory: Memory, now: float
+) -> Notice | None:
+    """The notice `analysis` calls for, or None (quiet, muted, paused, or already sent)."""
+    share = analysis.context.get("share")
+    if not config.enabled or share is None or analysis.path is None:
+        return None
+    if memory.is_paused(now) or memory.muted(session_id, now):
+        return None
+    if share >= config.urgent:
+        stop, kind = _urgent_stop(analysis), "urgent"
+    elif share >= config.threshold:
+        stop, kind = _clear_pick(analysis, config.min_frees), "break"
+    else:
+        return None
+    if stop is None:
+        return None
+    key = f"{kind}:{stop.uuid}"
+    if memory.was_notified(session_id, key):
+        return None
+    title, body = words(analysis, stop, urgent=kind == "urgent")
+    return Notice(
+        session_id=session_id,
+        path=analysis.path,
+        key=key,
+        urgent=kind == "urgent",
+        title=title,
+        body=body,
+        stop=stop.uuid,
+        quote=stop.quote,
+    )
+
+
+def _clear_pick(analysis: Analysis, min_frees: float) -> Stop | None:
+    stop = analysis.stop(analysis.pick)
+    if stop is None or stop.grade != CLEAR or stop.frees < min_frees:
+        return None
+    return stop
+
+
+def _urgent_stop(analysis: Analysis) -> Stop | None:
+    stop = analysis.stop(analysis.pick)
+    if stop is None and analysis.trade:
+        stop = analysis.stop(analysis.trade[len(analysis.trade) // 2])
+    return stop
+
+
+def words(analysis: Analysis, stop: Stop | None, *, urgent: bool) -> tuple[str, str]:
+    """Title (project and context share) and body (where to stop, what it frees, the quote)."""
+    share = analysis.context.get("share") or 0.0
+    project = short_project(analysis.project)
+    title = f"{project}: context {share:.0%}" + (", auto-compact is near" if urgent else "")
+    if stop is None:
+        return title, "No stop to summarize up to yet: every prompt is still needed."
+    grade = stop.grade or "no clear break"
+    quote = " ".join(stop.quote.split())
+    if len(quote) > QUOTE_CHARS:
+        quote = quote[: QUOTE_CHARS - 1] + "…"
+    body = (
+        f"Esc Esc, scroll to below~{stop.below}, “Summarize up to here”: "
+        f"frees {stop.frees:.0%} ({grade}).\n“{quote}”"
+    )
+    return title, body

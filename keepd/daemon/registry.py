@@ -1,0 +1,260 @@
+"""The session files the daemon knows: their tails, live states, analyses, and which run.
+
+Everything here runs on the daemon's loop thread and is synchronous; `follow.py` decides when.
+Only active sessions (running, or written to within the active window) keep a `SessionState`;
+idle ones are evicted and reloaded from the start on their next write.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import logging
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from keepd.core.analysis import Analysis, analyse_state
+from keepd.core.session import SessionState
+from keepd.core.tree import Scope
+from keepd.daemon.tail import Tail
+from keepd.discover import is_sidechain_file
+from keepd.errors import AmbiguousSessionError
+from keepd.overview import SessionInfo, pick_fields
+
+log = logging.getLogger(__name__)
+Clock = Callable[[], float]
+
+
+@dataclass(slots=True)
+class Followed:
+    """One main transcript and what the daemon holds of it."""
+
+    path: Path
+    session_id: str
+    tail: Tail
+    state: SessionState | None = None
+    analysis: Analysis | None = None
+    analysed_offset: int = 0
+    mtime: float | None = None
+    error: str | None = None
+    summary: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def dirty(self) -> bool:
+        return self.state is not None and self.analysed_offset != self.tail.offset
+
+
+@dataclass(frozen=True, slots=True)
+class ReadResult:
+    """What one read did: new bytes fed, more left to read, or the file is gone."""
+
+    changed: bool = False
+    more: bool = False
+    gone: bool = False
+
+
+class Registry:
+    """Known session files by path."""
+
+    def __init__(
+        self,
+        roots: Callable[[], list[Path]],
+        *,
+        clock: Clock = time.time,
+        active_seconds: float = 1800.0,
+        window: int | None = None,
+    ) -> None:
+        self.roots = roots
+        self.clock = clock
+        self.active_seconds = active_seconds
+        self.window = window
+        self.sessions: dict[Path, Followed] = {}
+        self.running: set[str] = set()
+
+    def is_session_path(self, path: Path) -> bool:
+        """`<root>/projects/<slug>/<id>.jsonl` under a root, and not a sub-agent's."""
+        if path.suffix != ".jsonl" or is_sidechain_file(path):
+            return False
+        return path.parent.parent.name == "projects" and path.parent.parent.parent in self.roots()
+
+    def read(self, path: Path, limit: int) -> ReadResult:
+        """Feeds what was appended to `path` (all of it for a session not in memory)."""
+        followed = self.sessions.get(path)
+        if followed is None:
+            followed = self.sessions[path] = Followed(path, path.stem, Tail(path))
+        if followed.state is None:
+            followed.tail.forget()
+        try:
+            chunk = followed.tail.read(limit)
+        except FileNotFoundError:
+            self.sessions.pop(path, None)
+            return ReadResult(gone=True)
+        except OSError as error:
+            followed.error = error.strerror or str(error)
+            log.warning("cannot read %s: %s", path, followed.error)
+            return ReadResult()
+        followed.error = None
+        followed.mtime = self._mtime(path)
+        if chunk.reset or followed.state is None:
+            followed.state = SessionState(Scope.CURRENT, detail=False)
+            followed.analysed_offset = -1
+        followed.state.feed(chunk.data)
+        return ReadResult(changed=bool(chunk.data) or chunk.reset, more=chunk.more)
+
+    def analyse(self, path: Path) -> Analysis | None:
+        """Brings the analysis of a session in memory up to date with what was read."""
+        followed = self.sessions.get(path)
+        if followed is None or followed.state is None:
+            return None
+        if followed.dirty or followed.analysis is None:
+            followed.analysis = analyse_state(followed.state, path=str(path), window=self.window)
+            followed.analysed_offset = followed.tail.offset
+            analysis = followed.analysis
+            followed.summary = {**pick_fields(analysis), "project": analysis.project}
+        return followed.analysis
+
+    def scan(self) -> list[Path]:
+        """Registers new files, forgets vanished ones; returns those with unread bytes."""
+        self.refresh_running()
+        seen: set[Path] = set()
+        stale: list[Path] = []
+        for path, info in self._files():
+            seen.add(path)
+            followed = self.sessions.get(path)
+            if followed is None:
+                followed = self.sessions[path] = Followed(path, path.stem, Tail(path))
+                followed.mtime = info.st_mtime
+                followed.tail.size = info.st_size
+            if self._needs_read(followed, info):
+                stale.append(path)
+        for path in [p for p in self.sessions if p not in seen]:
+            del self.sessions[path]
+        return stale
+
+    def _needs_read(self, followed: Followed, info: os.stat_result) -> bool:
+        if followed.state is None:
+            return followed.error is not None or self.is_active(followed, info.st_mtime)
+        identity = (info.st_dev, info.st_ino)
+        return identity != followed.tail.identity or info.st_size != followed.tail.offset
+
+    def is_active(self, followed: Followed, mtime: float | None = None) -> bool:
+        if followed.session_id in self.running:
+            return True
+        mtime = mtime if mtime is not None else followed.mtime
+        return mtime is not None and self.clock() - mtime <= self.active_seconds
+
+    def evict(self) -> int:
+        """Drops the states of sessions no longer active; returns how many."""
+        evicted = 0
+        for followed in self.sessions.values():
+            if followed.state is not None and not self.is_active(followed):
+                followed.state, followed.analysis = None, None
+                evicted += 1
+        return evicted
+
+    def refresh_running(self) -> None:
+        """Session ids in `<root>/sessions/<pid>.json` whose process is alive."""
+        running: set[str] = set()
+        for root in self.roots():
+            with contextlib.suppress(OSError):
+                for entry in (root / "sessions").glob("*.json"):
+                    session_id = _running_session(entry)
+                    if session_id is not None:
+                        running.add(session_id)
+        self.running = running
+
+    def find(self, name: str) -> Followed | None:
+        """A known session by path, id or unique id prefix."""
+        by_path = self.sessions.get(Path(name).expanduser())
+        if by_path is not None:
+            return by_path
+        exact = [f for f in self.sessions.values() if f.session_id == name]
+        if exact:
+            return exact[0]
+        matches = [f for f in self.sessions.values() if f.session_id.startswith(name)]
+        if len({f.session_id for f in matches}) > 1:
+            shown = ", ".join(sorted(f.session_id for f in matches)[:4])
+            raise AmbiguousSessionError(f"{name!r} matches {len(matches)} sessions: {shown}")
+        return matches[0] if matches else None
+
+    def info(self, followed: Followed, muted_until: float | None, muted: bool) -> SessionInfo:
+        state = "active" if followed.state is not None else "idle"
+        if followed.error is not None and followed.state is None:
+            state = "unreadable"
+        return SessionInfo(
+            session_id=followed.session_id,
+            path=str(followed.path),
+            project=followed.summary.get("project"),
+            state=state,
+            running=followed.session_id in self.running,
+            offset=followed.tail.offset,
+            size=followed.tail.size,
+            analysed_offset=max(followed.analysed_offset, 0),
+            updated=followed.mtime,
+            muted=muted,
+            muted_until=muted_until,
+            error=followed.error,
+            **{k: v for k, v in followed.summary.items() if k != "project"},
+        )
+
+    def _files(self) -> list[tuple[Path, os.stat_result]]:
+        found = []
+        for root in self.roots():
+            try:
+                folders = [entry for entry in (root / "projects").iterdir() if entry.is_dir()]
+            except OSError:
+                continue
+            for folder in folders:
+                found.extend(_stat_sessions(folder))
+        return found
+
+    @staticmethod
+    def _mtime(path: Path) -> float | None:
+        try:
+            return path.stat().st_mtime
+        except OSError:
+            return None
+
+
+def _stat_sessions(folder: Path) -> list[tuple[Path, os.stat_result]]:
+    out = []
+    with contextlib.suppress(OSError):
+        for path in folder.glob("*.jsonl"):
+            if is_sidechain_file(path):
+                continue
+            with contextlib.suppress(OSError):
+                out.append((path, path.stat()))
+    return out
+
+
+def _running_session(entry: Path) -> str | None:
+    try:
+        data = orjson.loads(entry.read_bytes())
+    except (OSError, orjson.JSONDecodeError):
+        return None
+    if not isinstance(data, dict):
+        return None
+    pid, session_id = data.get("pid"), data.get("sessionId")
+    if not isinstance(pid, int) or not isinstance(session_id, str) or not _alive(pid):
+        return None
+    return session_id
+
+
+def _alive(pid: int) -> bool:
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    except OSError as error:
+        return error.errno == errno.EPERM
+    return True

@@ -1,0 +1,245 @@
+"""`keepd run`: the foreground daemon. One asyncio loop owns the watcher bridge, the scheduler,
+the notifier and the socket server; SIGTERM/SIGINT stop it and SIGHUP reloads the configuration.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import signal
+import socket
+import sys
+from collections.abc import Coroutine
+from pathlib import Path
+from typing import IO, Any
+
+from keepd.config import Config, load_config
+from keepd.daemon import systemd
+from keepd.daemon.alerts import Alerts
+from keepd.daemon.follow import Follower
+from keepd.daemon.live import Live, Where
+from keepd.daemon.methods import Methods
+from keepd.daemon.notify import ensure_bus_address, make_sender, open_path
+from keepd.daemon.policy import Notice
+from keepd.daemon.registry import Registry
+from keepd.daemon.server import Server, bind_socket
+from keepd.daemon.state import load_memory, save_memory, until
+from keepd.daemon.watch import Want, Watcher
+from keepd.errors import AlreadyRunningError, ConfigError, DaemonError, KeepdError
+from keepd.paths import claude_roots, config_file, daemon_state_file, lock_path, socket_path
+from keepd.service import Service
+
+log = logging.getLogger(__name__)
+SOCKET_PATH_LIMIT = 104  # sun_path: 108 bytes on Linux, 104 on macOS
+
+
+def run_daemon(config_path: Path | None = None, *, verbose: bool = False) -> int:
+    """Runs the daemon in the foreground until a signal stops it; returns the exit code."""
+    if sys.platform == "win32" or not hasattr(socket, "AF_UNIX"):
+        raise DaemonError("keepd run needs Linux or macOS (a Unix socket)")
+    config = load_config(config_path)
+    from keepd.daemon.logs import setup_logging
+
+    setup_logging(config.log, verbose=verbose)
+    return asyncio.run(Daemon(config, config_path).main())
+
+
+def acquire_lock(path: Path) -> IO[bytes]:
+    """One daemon per user: an exclusive lock held for the daemon's life."""
+    import fcntl
+
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    handle = path.open("ab")
+    try:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError as error:
+        handle.close()
+        raise AlreadyRunningError(f"another keepd daemon holds {path}") from error
+    return handle
+
+
+def watch_list(roots: list[Path]) -> list[Want]:
+    """Each root (for folders that appear), its `projects` tree and its `sessions` folder."""
+    wanted = []
+    for root in roots:
+        wanted += [Want(root, False), Want(root / "projects", True), Want(root / "sessions", False)]
+    return wanted
+
+
+class Daemon:
+    """The parts and their lifetime; nothing happens before `main` runs."""
+
+    def __init__(self, config: Config, config_path: Path | None) -> None:
+        self.config = config
+        self.config_path = config_path
+        self._stop = asyncio.Event()
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._closing = contextlib.AsyncExitStack()
+
+    async def main(self) -> int:
+        lock = acquire_lock(lock_path())
+        self._closing.callback(lock.close)
+        try:
+            await self._start()
+            systemd.notify("READY=1\nSTATUS=" + self._status_line())
+            log.info("keepd daemon ready (pid %d) on %s", os.getpid(), socket_path())
+            await self._stop.wait()
+            systemd.notify("STOPPING=1")
+        finally:
+            for task in list(self._tasks):
+                task.cancel()
+            await self._closing.aclose()
+            log.info("keepd daemon stopped")
+        return 0
+
+    async def _start(self) -> None:
+        loop = asyncio.get_running_loop()
+        config = self.config
+        ensure_bus_address(os.environ)
+        self.state_file = daemon_state_file()
+        memory = load_memory(self.state_file)
+        window = config.watch.window or None
+        self.registry = Registry(
+            claude_roots, active_seconds=60.0 * config.watch.active_minutes, window=window
+        )
+        self.alerts = Alerts(config.notify, memory, self._save)
+        self._closing.callback(self._save)
+        if config.notify.enabled:
+            self.alerts.sender = make_sender(self._on_open, self._on_not_now)
+        self.follower = Follower(self.registry, self.alerts, config.watch, config.notify, loop)
+        self._closing.callback(self.follower.close)
+        self.watcher = Watcher(
+            loop, self.follower.on_path, self.follower.rescan_soon, polling=config.watch.polling
+        )
+        self.watcher.start()
+        self._closing.callback(self.watcher.stop)
+        self.watcher.ensure(watch_list(claude_roots()))
+        config_path = self.config_path or config_file()
+        where = Where(str(socket_path()), str(config_path), str(self.state_file))
+        self.live = Live(
+            self.registry, self.follower, self.alerts, where, watcher=lambda: self.watcher.mode
+        )
+        self.service = Service(live=self.live)
+        await self._serve()
+        self.follower.rescan()
+        self._signals(loop)
+        self._schedule(loop)
+
+    async def _serve(self) -> None:
+        limits = self.config.socket
+        self.server = Server(
+            Methods(self.service),
+            request_bytes=limits.request_bytes,
+            request_seconds=limits.request_seconds,
+            max_clients=limits.max_clients,
+        )
+        sock = systemd.listening_socket()
+        if sock is None:
+            path = socket_path()
+            if len(os.fsencode(path)) >= SOCKET_PATH_LIMIT:
+                raise DaemonError(f"{path}: too long for a socket; set a shorter XDG_RUNTIME_DIR")
+            sock = bind_socket(path)
+            self._closing.callback(_unlink, path)
+        await self.server.start(sock)
+        self._closing.push_async_callback(self.server.close)
+
+    def _signals(self, loop: asyncio.AbstractEventLoop) -> None:
+        for number in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(number, self._stop.set)
+        loop.add_signal_handler(signal.SIGHUP, self.reload)
+
+    def _schedule(self, loop: asyncio.AbstractEventLoop) -> None:
+        from apscheduler.schedulers.asyncio import (  # type: ignore[import-untyped]
+            AsyncIOScheduler,
+        )
+
+        self.scheduler = AsyncIOScheduler(event_loop=loop)
+        self._jobs()
+        self.scheduler.start()
+        self._closing.callback(self.scheduler.shutdown, wait=False)
+
+    def _jobs(self) -> None:
+        every = {"coalesce": True, "max_instances": 1, "replace_existing": True}
+        watch, notify = self.config.watch, self.config.notify
+        self.scheduler.add_job(
+            self._rescan_job, "interval", seconds=watch.rescan_seconds, id="rescan", **every
+        )
+        self.scheduler.add_job(
+            self._retry_job, "interval", seconds=notify.retry_seconds, id="retry", **every
+        )
+        beat = systemd.watchdog_seconds()
+        if beat is not None:
+            self.scheduler.add_job(self._beat_job, "interval", seconds=beat, id="beat", **every)
+
+    async def _rescan_job(self) -> None:
+        self.watcher.ensure(watch_list(claude_roots()))
+        self.follower.rescan()
+        self.alerts.memory.expire(self.alerts.clock())
+        systemd.notify("STATUS=" + self._status_line())
+
+    async def _retry_job(self) -> None:
+        await self.alerts.flush()
+
+    async def _beat_job(self) -> None:
+        systemd.notify("WATCHDOG=1")
+
+    def reload(self) -> None:
+        """SIGHUP: reads the configuration again; a bad file keeps the old one."""
+        try:
+            config = load_config(self.config_path)
+        except ConfigError as error:
+            log.error("configuration not reloaded: %s", error)
+            return
+        self.config = config
+        self.alerts.config = self.follower.notify = config.notify
+        self.follower.watch = config.watch
+        self.registry.active_seconds = 60.0 * config.watch.active_minutes
+        self.registry.window = config.watch.window or None
+        self.server.request_bytes = config.socket.request_bytes
+        self.server.request_seconds = config.socket.request_seconds
+        self.server.max_clients = config.socket.max_clients
+        logging.getLogger().setLevel(config.log.level.upper())
+        self._jobs()
+        log.info("configuration reloaded (watch.polling and log.file apply at restart)")
+        self.follower.reconsider()
+
+    def _save(self) -> None:
+        try:
+            save_memory(self.state_file, self.alerts.memory)
+        except OSError as error:
+            log.error("cannot save %s: %s", self.state_file, error)
+
+    def _status_line(self) -> str:
+        sessions = self.registry.sessions.values()
+        active = sum(1 for followed in sessions if followed.state is not None)
+        return f"following {len(sessions)} sessions, {active} in memory"
+
+    def _on_open(self, notice: Notice) -> None:
+        self._spawn(self._open_note(notice))
+
+    async def _open_note(self, notice: Notice) -> None:
+        try:
+            result = await asyncio.to_thread(self.service.note, notice.path)
+        except (KeepdError, OSError) as error:
+            log.warning("cannot write the note of %s: %s", notice.session_id, error)
+            return
+        await open_path(result.path, self.config.notify.open_command)
+
+    def _on_not_now(self, notice: Notice) -> None:
+        minutes = self.config.notify.snooze_minutes
+        if minutes > 0:
+            self.alerts.memory.mute(notice.session_id, until(minutes, self.alerts.clock()))
+            self._save()
+        log.info("%s muted for %s minutes (Not now)", notice.session_id, minutes)
+
+    def _spawn(self, work: Coroutine[Any, Any, Any]) -> None:
+        task = asyncio.get_running_loop().create_task(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+
+def _unlink(path: Path) -> None:
+    with contextlib.suppress(OSError):
+        path.unlink()

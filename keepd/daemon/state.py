@@ -1,0 +1,156 @@
+"""What the daemon remembers across restarts: the notices sent, mutes and the pause.
+
+Written atomically (a temporary file renamed over the old one) with mode 0600; a file that
+cannot be parsed is set aside and the daemon starts with an empty memory.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import math
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from keepd.errors import UsageError
+
+log = logging.getLogger(__name__)
+FORMAT = 1
+MAX_SESSIONS = 5000
+
+
+@dataclass(slots=True)
+class Memory:
+    """Notices sent per session (`kind:stop uuid` keys), mutes (None: until unmuted), pause."""
+
+    notified: dict[str, list[str]] = field(default_factory=dict)
+    mutes: dict[str, float | None] = field(default_factory=dict)
+    paused: bool = False
+    paused_until: float | None = None
+
+    def was_notified(self, session_id: str, key: str) -> bool:
+        return key in self.notified.get(session_id, ())
+
+    def remember(self, session_id: str, key: str) -> None:
+        keys = self.notified.setdefault(session_id, [])
+        if key not in keys:
+            keys.append(key)
+        while len(self.notified) > MAX_SESSIONS:
+            del self.notified[next(iter(self.notified))]
+
+    def muted(self, session_id: str, now: float) -> bool:
+        if session_id not in self.mutes:
+            return False
+        until = self.mutes[session_id]
+        return until is None or until > now
+
+    def is_paused(self, now: float) -> bool:
+        return self.paused and (self.paused_until is None or self.paused_until > now)
+
+    def expire(self, now: float) -> None:
+        """Drops mutes and the pause whose time is over."""
+        for session_id, until in list(self.mutes.items()):
+            if until is not None and until <= now:
+                del self.mutes[session_id]
+        if self.paused and self.paused_until is not None and self.paused_until <= now:
+            self.paused, self.paused_until = False, None
+
+    def mute(self, session_id: str, until: float | None) -> None:
+        self.mutes[session_id] = until
+
+    def unmute(self, session_id: str) -> bool:
+        return self.mutes.pop(session_id, 0.0) != 0.0
+
+    def pause(self, until: float | None) -> None:
+        self.paused, self.paused_until = True, until
+
+    def resume(self) -> None:
+        self.paused, self.paused_until = False, None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "format": FORMAT,
+            "notified": self.notified,
+            "mutes": self.mutes,
+            "paused": self.paused,
+            "paused_until": self.paused_until,
+        }
+
+
+def until(minutes: float | None, now: float) -> float | None:
+    """The end of a mute or pause `minutes` from now (None: until lifted).
+
+    >>> until(None, 100.0), until(2, 100.0)
+    (None, 220.0)
+    """
+    if minutes is None:
+        return None
+    if not math.isfinite(minutes) or minutes <= 0:
+        raise UsageError(f"minutes must be a positive number, not {minutes!r}")
+    return now + 60.0 * minutes
+
+
+def load_memory(path: Path) -> Memory:
+    """The memory in `path`; missing means empty, unreadable or corrupt is set aside."""
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return Memory()
+    except OSError as error:
+        log.warning("cannot read %s (%s); starting with an empty memory", path, error)
+        return Memory()
+    try:
+        return _parse(orjson.loads(raw))
+    except (orjson.JSONDecodeError, TypeError, ValueError) as error:
+        aside = path.with_name(path.name + ".bad")
+        log.warning("%s is corrupt (%s); moved to %s", path, error, aside)
+        with contextlib.suppress(OSError):
+            path.replace(aside)
+        return Memory()
+
+
+def save_memory(path: Path, memory: Memory) -> None:
+    """Writes the memory atomically, private to the user."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    data = orjson.dumps(memory.to_dict())
+    fd, temporary = tempfile.mkstemp(prefix=".daemon-", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        Path(temporary).chmod(0o600)
+        Path(temporary).replace(path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            Path(temporary).unlink()
+        raise
+
+
+def _parse(data: Any) -> Memory:
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise ValueError("not a keepd daemon state file")
+    notified = data.get("notified") or {}
+    mutes = data.get("mutes") or {}
+    if not isinstance(notified, dict) or not isinstance(mutes, dict):
+        raise ValueError("bad notified or mutes")
+    memory = Memory(
+        notified={str(k): [str(x) for x in v] for k, v in notified.items() if isinstance(v, list)},
+        mutes={str(k): _time(v) for k, v in mutes.items()},
+        paused=data.get("paused") is True,
+        paused_until=_time(data.get("paused_until")),
+    )
+    return memory
+
+
+def _time(value: Any) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return float(value)
+    raise ValueError(f"not a time: {value!r}")

@@ -1,0 +1,253 @@
+"""The real daemon, a private D-Bus and a real notification server: one notice at the break."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+
+from keepd.core.analysis import analyse_state
+from keepd.core.session import SessionState
+from keepd.core.tree import Scope
+from tests.integration.daemon_kit import (
+    EXAMPLE_ID,
+    PrivateBus,
+    StandIn,
+    Tree,
+    append,
+    assert_nothing_lost,
+    example_lines,
+    fresh_report,
+    make_tree,
+    need,
+    running,
+    wait_until,
+)
+
+THRESHOLD = 0.6
+
+
+@pytest.fixture
+def bus() -> Iterator[PrivateBus]:
+    private = PrivateBus()
+    yield private
+    private.close()
+
+
+def crossing(lines: list[bytes]) -> int:
+    """How many lines it takes for the context to reach the threshold."""
+    state = SessionState(Scope.CURRENT, detail=False)
+    for count, line in enumerate(lines, 1):
+        state.feed(line)
+        share = analyse_state(state).context["share"]
+        if share is not None and share >= THRESHOLD:
+            return count
+    raise AssertionError("the example never reaches the threshold")
+
+
+def cli(tree: Tree, *args: str) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(
+        [sys.executable, "-m", "keepd", *args],
+        env=tree.env,
+        capture_output=True,
+        timeout=60,
+        check=False,
+    )
+
+
+def write_lines(path: Path, lines: list[bytes]) -> None:
+    for line in lines:
+        append(path, line)
+        time.sleep(0.002)
+
+
+def register_running(tree: Tree) -> None:
+    """Claude Code's registry of running sessions, naming this (live) process."""
+    folder = tree.root / "sessions"
+    folder.mkdir(exist_ok=True)
+    entry = {"pid": os.getpid(), "sessionId": EXAMPLE_ID, "cwd": "/w/invoicer"}
+    (folder / f"{os.getpid()}.json").write_text(json.dumps(entry))
+
+
+def test_one_notice_at_the_break_opens_the_note_and_survives_a_restart(
+    tmp_path: Path, bus: PrivateBus
+) -> None:
+    need("dbus-send")
+    tree = make_tree(tmp_path)
+    tree.env["DBUS_SESSION_BUS_ADDRESS"] = bus.address
+    server = StandIn(bus, tmp_path / "calls.jsonl")
+    register_running(tree)
+    path = tree.session()
+    lines = example_lines()
+    at = crossing(lines)
+    try:
+        with running(tree) as daemon:
+            write_lines(path, lines[: at - 1])
+            daemon.settled(path)
+            time.sleep(0.6)
+            assert server.calls() == [], "a notice before the threshold"
+            write_lines(path, lines[at - 1 : at])
+            [notice] = wait_until(server.calls)
+            expected = fresh_report(path)
+            _check_notice(notice, expected)
+            server.press(notice["id"], "open-note")
+            _check_note_opened(tree, expected)
+            write_lines(path, lines[at:])
+            entry = assert_nothing_lost(daemon, path)
+            assert entry["notified"] == [f"break:{expected['pick']}"]
+            assert entry["running"] is True
+            time.sleep(0.6)
+            assert len(server.calls()) == 1
+            _check_cli(tree, path)
+        with running(tree) as daemon:
+            assert_nothing_lost(daemon, path)
+            time.sleep(1.0)
+            assert len(server.calls()) == 1, "notified again after a restart"
+    finally:
+        server.close()
+
+
+def _check_notice(notice: dict[str, Any], expected: dict[str, Any]) -> None:
+    pick = next(stop for stop in expected["stops"] if stop["uuid"] == expected["pick"])
+    assert pick["grade"] == "●●●"
+    assert notice["summary"] == f"invoicer: context {expected['context']['share']:.0%}"
+    assert f"below~{pick['below']}" in notice["body"]
+    assert f"frees {pick['frees']:.0%}" in notice["body"]
+    assert pick["quote"][:60] in notice["body"]
+    assert {"open-note", "not-now"} <= set(notice["actions"])
+    assert notice["urgency"] == 1
+
+
+def _check_note_opened(tree: Tree, expected: dict[str, Any]) -> None:
+    opened = wait_until(lambda: tree.opened.read_text().split())
+    note = Path(opened[0])
+    assert note.suffix == ".html" and note.is_file()
+    html = note.read_text()
+    assert expected["session_id"] in html and "fix PR is merged" in html
+
+
+def _check_cli(tree: Tree, path: Path) -> None:
+    status = cli(tree, "status", "--json")
+    assert status.returncode == 0 and status.stderr == b""
+    data = orjson.loads(status.stdout)
+    assert data["daemon"] is True and data["notices_sent"] == 1 and data["sessions"] == 1
+    sessions = cli(tree, "sessions", "--json")
+    assert sessions.returncode == 0 and sessions.stderr == b""
+    [item] = orjson.loads(sessions.stdout)
+    assert item["path"] == str(path) and item["state"] == "active"
+    assert item["offset"] == path.stat().st_size
+
+
+def test_no_server_then_a_server_appears(tmp_path: Path, bus: PrivateBus) -> None:
+    tree = make_tree(tmp_path)
+    tree.env["DBUS_SESSION_BUS_ADDRESS"] = bus.address
+    path = tree.session()
+    with running(tree) as daemon:
+        append(path, b"".join(example_lines()))
+        wait_until(lambda: daemon.call("status")["notices_pending"] == 1)
+        wait_until(lambda: "not dispatched" in daemon.call("status")["notifier"])
+        server = StandIn(bus, tmp_path / "calls.jsonl")
+        try:
+            wait_until(server.calls)
+            time.sleep(1.2)
+            assert len(server.calls()) == 1
+            assert daemon.call("status")["notices_pending"] == 0
+            assert_nothing_lost(daemon, path)
+        finally:
+            server.close()
+
+
+def test_not_now_mutes_the_session(tmp_path: Path, bus: PrivateBus) -> None:
+    need("dbus-send")
+    tree = make_tree(tmp_path)
+    tree.env["DBUS_SESSION_BUS_ADDRESS"] = bus.address
+    server = StandIn(bus, tmp_path / "calls.jsonl")
+    path = tree.session()
+    try:
+        with running(tree) as daemon:
+            append(path, b"".join(example_lines()))
+            [notice] = wait_until(server.calls)
+            server.press(notice["id"], "not-now")
+            entry = wait_until(lambda: (e := daemon.entry(path)) and e["muted"] and e)
+            assert entry["muted_until"] > time.time() + 50 * 60
+    finally:
+        server.close()
+
+
+class Dunst:
+    """dunst on an Xvfb display of its own, on the private bus."""
+
+    def __init__(self, bus: PrivateBus) -> None:
+        need("Xvfb", "dunst", "dunstctl", "dbus-send")
+        self.env = {**os.environ, "DBUS_SESSION_BUS_ADDRESS": bus.address}
+        read, write = os.pipe()
+        self.xvfb = subprocess.Popen(
+            ["Xvfb", "-displayfd", str(write), "-nolisten", "tcp", "-screen", "0", "640x480x24"],
+            pass_fds=(write,),
+            stderr=subprocess.DEVNULL,
+        )
+        os.close(write)
+        with os.fdopen(read) as handle:
+            display = handle.readline().strip()
+        self.env["DISPLAY"] = f":{display}"
+        self.dunst = subprocess.Popen(
+            ["dunst", "-config", "/dev/null"], env=self.env, stderr=subprocess.DEVNULL
+        )
+        wait_until(self._owns_name)
+
+    def _owns_name(self) -> bool:
+        reply = self.ctl_raw(
+            "dbus-send",
+            "--session",
+            "--print-reply",
+            "--dest=org.freedesktop.DBus",
+            "/org/freedesktop/DBus",
+            "org.freedesktop.DBus.NameHasOwner",
+            "string:org.freedesktop.Notifications",
+        )
+        return "boolean true" in reply
+
+    def ctl_raw(self, *argv: str) -> str:
+        done = subprocess.run(argv, env=self.env, capture_output=True, timeout=10, check=False)
+        return done.stdout.decode()
+
+    def ctl(self, *args: str) -> str:
+        return self.ctl_raw("dunstctl", *args)
+
+    def close(self) -> None:
+        for process in (self.dunst, self.xvfb):
+            process.terminate()
+            process.wait(5)
+
+
+def test_dunst_shows_it_and_a_click_opens_the_note(tmp_path: Path, bus: PrivateBus) -> None:
+    dunst = Dunst(bus)
+    tree = make_tree(tmp_path)
+    tree.env["DBUS_SESSION_BUS_ADDRESS"] = bus.address
+    path = tree.session()
+    try:
+        with running(tree) as daemon:
+            append(path, b"".join(example_lines()))
+            wait_until(lambda: dunst.ctl("count", "displayed").strip() == "1")
+            dunst.ctl("action", "0")
+            opened = wait_until(lambda: tree.opened.read_text().split())
+            assert Path(opened[0]).suffix == ".html"
+            dunst.ctl("close-all")
+            history = json.loads(dunst.ctl("history"))["data"][0]
+            [shown] = history
+            expected = fresh_report(path)
+            pick = next(stop for stop in expected["stops"] if stop["uuid"] == expected["pick"])
+            assert pick["quote"][:60] in shown["body"]["data"]
+            assert shown["summary"]["data"].startswith("invoicer: context")
+            assert daemon.call("status")["notices_sent"] == 1
+    finally:
+        dunst.close()
+
