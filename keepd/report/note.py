@@ -88,14 +88,18 @@ def _verdict(analysis: Analysis) -> str:
         text = "No places to stop yet: the picker lists no prompts in this context."
         return f'<section class="verdict none"><p>{text}</p></section>'
     pick = analysis.stop(analysis.pick)
+    items = "".join(_trade_item(analysis, uuid, name) for uuid, name in _trade(analysis))
     if pick is not None:
         body = (
             f"<p><b>Stop at below~{pick.below}</b>: summarizing up to there frees "
             f"{pick.frees:.0%} of the conversation. {_zone_words(pick)}</p>\n"
             f"<p>The message there: <q>{esc(short(pick.quote, 240))}</q></p>"
         )
-    elif analysis.trade:
-        items = "".join(_trade_item(analysis, uuid, name) for uuid, name in _trade(analysis))
+        if items:
+            body += (
+                f"\n<p>No zone reaches ●●, so here is the trade, light to deep:</p><ul>{items}</ul>"
+            )
+    elif items:
         body = (
             "<p><b>No clear break</b>: no zone reaches ●●. The trade, light to deep:</p>\n"
             f"<ul>{items}</ul>"
