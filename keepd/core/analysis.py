@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import bisect
+import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -10,6 +12,7 @@ import numpy as np
 from keepd.core.blocks import Block, BorrowedWord, blocks_before, borrowed_words
 from keepd.core.curve import Curve, FloatArray, curve
 from keepd.core.grade import DEFAULT_TUNING, Grading, Tuning, Zone, grade
+from keepd.core.messages import Node
 from keepd.core.session import SessionState
 from keepd.core.tokens import ContextUse, context_use, freed_shares, message_tokens
 from keepd.core.tree import Branch
@@ -34,6 +37,7 @@ class Stop:
     multiple: float | None
     quote: str
     timestamp: str
+    eligible: bool = True  # above the floors: the pick and the trade come from these
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,7 +127,8 @@ def analyse_state(
     if target is not None and state.index.detail:
         stop_index = branch.stops[target]
         blocks = _blocks(branch, blocks_before(state.index, stop_index))
-        words = _words(branch, borrowed_words(state.index, stop_index))
+        ignored = _path_words(state.tree.cwd)
+        words = _words(branch, borrowed_words(state.index, stop_index, ignore=ignored))
     return Analysis(
         session_id=state.tree.session_id,
         path=path,
@@ -173,6 +178,7 @@ def _stops(
                 grade=zone.grade.value if zone else None,
                 shape=zone.shape if zone else None,
                 multiple=zone.multiple if zone else None,
+                eligible=grading.eligible[k],
                 quote=node.quote,
                 timestamp=node.timestamp,
             )
@@ -206,8 +212,7 @@ def _zone_info(branch: Branch, zone: Zone) -> ZoneInfo:
 def _blocks(branch: Branch, blocks: list[Block]) -> list[BlockInfo]:
     out = []
     for block in blocks:
-        prompts = [i for i in branch.stops if block.first <= i <= block.last]
-        lead = branch.messages[prompts[0]] if prompts else branch.messages[block.first]
+        lead = _turn_of(branch, block.first, block.last)
         out.append(
             BlockInfo(
                 first=block.first,
@@ -220,6 +225,28 @@ def _blocks(branch: Branch, blocks: list[Block]) -> list[BlockInfo]:
             )
         )
     return out
+
+
+def _path_words(cwd: str | None) -> frozenset[str]:
+    """The words of the project's own path: every tool call repeats them, no summary needs them.
+
+    >>> sorted(_path_words("/Users/me/work/metrics-app"))
+    ['app', 'me', 'metrics', 'users', 'work']
+    """
+    return frozenset(part.lower() for part in re.split(r"[^A-Za-z0-9_]+", cwd or "") if part)
+
+
+def _turn_of(branch: Branch, first: int, last: int) -> Node:
+    """The prompt of the turn message `first` belongs to, else the first prompt up to `last`.
+
+    Messages before the first prompt the picker lists (a compaction summary, say) have no
+    turn of their own; they are named by the block's first message.
+    """
+    at = bisect.bisect_right(branch.stops, first) - 1
+    if at >= 0:
+        return branch.messages[branch.stops[at]]
+    inside = [i for i in branch.stops if first <= i <= last]
+    return branch.messages[inside[0] if inside else first]
 
 
 def _words(branch: Branch, words: list[BorrowedWord]) -> list[WordInfo]:

@@ -51,8 +51,10 @@ def blocks_before(index: Index, stop: int, count: int = BLOCKS) -> list[Block]:
     ]
 
 
-def borrowed_words(index: Index, stop: int, top: int = TOP_WORDS) -> list[BorrowedWord]:
-    """The words the kept part borrows most, most used first."""
+def borrowed_words(
+    index: Index, stop: int, top: int = TOP_WORDS, ignore: frozenset[str] = frozenset()
+) -> list[BorrowedWord]:
+    """The words the kept part borrows most, most used first, leaving out `ignore`."""
     message, first, word = index.uses()
     mask = (message >= stop) & (first < stop)
     if not mask.any():
@@ -60,7 +62,7 @@ def borrowed_words(index: Index, stop: int, top: int = TOP_WORDS) -> list[Borrow
     hashes, where, counts = np.unique(word[mask], return_index=True, return_counts=True)
     firsts = first[mask][where]
     order = sorted(
-        range(len(hashes)),
+        (i for i in range(len(hashes)) if index.names.get(int(hashes[i]), "") not in ignore),
         key=lambda i: (-int(counts[i]), index.names.get(int(hashes[i]), "")),
     )[:top]
     return [

@@ -35,8 +35,8 @@ class Tuning:
     """The constants of grading, calibrated in `keepd.evaluate` (README, "Calibration")."""
 
     clear: float = 10.0
-    subtopic: float = 8.0
-    faint: float = 3.0
+    subtopic: float = 4.0
+    faint: float = 2.5
     min_kept_uses: int = 60
     min_kept_share: float = 0.04
     min_frees: float = 0.02
@@ -84,8 +84,7 @@ def grade(curve: Curve, frees: FloatArray, tuning: Tuning = DEFAULT_TUNING) -> G
     heights = _heights(curve, tuning) / wiggle if np.isfinite(wiggle) else None
     zones = [] if heights is None else _zones(curve, heights, points, tuning)
     pick = _pick(zones)
-    strong = pick is not None and pick.grade.strength >= Grade.SUBTOPIC.strength
-    trade = [] if strong else _trade(curve, frees, points)
+    trade = [] if pick is not None else _trade(curve, frees, points)
     return Grading(wiggle, eligible.tolist(), zones, pick, trade)
 
 
@@ -119,6 +118,9 @@ def _heights(curve: Curve, tuning: Tuning) -> FloatArray:
         return np.zeros(0, dtype=np.float64)
     fall = sc - _neighbour_mean(sc, tuning.ahead, after=True)
     rise = sc - _neighbour_mean(sc, tuning.behind, after=False)
+    # Without stops before it a stop cannot be a peak: the curve's own fall would pass for one.
+    rise[: min(2, len(rise))] = np.nan
+    fall[: min(2, len(fall))] = np.nan
     weight = np.sqrt(curve.kept / max(int(curve.kept[0]), 1))
     heights = (np.nan_to_num(fall) + tuning.rise_weight * np.nan_to_num(rise)) * weight
     return np.asarray(np.nan_to_num(heights), dtype=np.float64)
@@ -163,11 +165,16 @@ def _classify(multiple: float, tuning: Tuning) -> Grade:
 
 
 def _pick(zones: list[Zone]) -> Zone | None:
-    """Among the strongest class present, the latest zone."""
-    if not zones:
+    """Among the strongest class present, the latest zone; none when no zone reaches ●●.
+
+    A ● zone is barely above the noise: it is shown, but the trade is offered instead of
+    presenting it as the place to stop.
+    """
+    strong = [zone for zone in zones if zone.grade.strength >= Grade.SUBTOPIC.strength]
+    if not strong:
         return None
-    strongest = max(zone.grade.strength for zone in zones)
-    return [zone for zone in zones if zone.grade.strength == strongest][-1]
+    strongest = max(zone.grade.strength for zone in strong)
+    return [zone for zone in strong if zone.grade.strength == strongest][-1]
 
 
 def _trade(curve: Curve, frees: FloatArray, points: np.ndarray) -> list[int]:
