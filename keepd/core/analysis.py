@@ -187,11 +187,11 @@ def _stops(
 
 
 def _picker_start(branch: Branch, state: SessionState) -> int:
-    """File position after which the picker can act (the last boundary on the branch)."""
+    """File position after which the picker can act: the newest compact boundary."""
     if branch.boundary is not None:
         return branch.boundary.pos
-    current = state.tree.branch() if state.scope.value != "current" else branch
-    return current.boundary.pos if current.boundary is not None else -1
+    newest = state.tree.newest_boundary
+    return newest.pos if newest is not None else -1
 
 
 def _uuid(branch: Branch, k: int) -> str:

@@ -57,6 +57,7 @@ class Tree:
         self.total = 0  # nodes ever added: the next node's position in the file
         self.sidechain_only = True
         self.newest_usage: Node | None = None
+        self.newest_boundary: Node | None = None
         self.largest_usage = 0
         self.session_id: str | None = None
         self.cwd: str | None = None
@@ -74,6 +75,8 @@ class Tree:
             self.by_msg_id.setdefault(node.msg_id, []).append(node)
         if node.is_message and node.uuid:
             self._note_message(node)
+        elif node.boundary is not None and not node.sidechain:
+            self.newest_boundary = node
 
     def _note_message(self, node: Node) -> None:
         self.session_id = self.session_id or node.session_id
@@ -119,9 +122,7 @@ class Tree:
 
     def _relink_plan(self) -> _Relink:
         """How the loader relinks parents for the newest boundary's preserved entries."""
-        boundary = next(
-            (n for n in reversed(self.nodes) if n.boundary is not None and not n.sidechain), None
-        )
+        boundary = self.newest_boundary
         if boundary is None or boundary.boundary is None or boundary.uuid is None:
             return _Relink()
         preserved = self._preserved(boundary.boundary)
