@@ -68,9 +68,15 @@ class Offline:
             state_file=str(daemon_state_file()),
         )
 
-    def sessions(self) -> list[SessionInfo]:
+    def sessions(self, name: str | None = None) -> list[SessionInfo]:
         memory = self._memory()
-        return [self._info(item, memory) for item in self._files()]
+        files = self._files()
+        if name is not None:
+            from keepd.discover import resolve
+
+            wanted = resolve(name).path
+            files = [item for item in files if item.path == wanted]
+        return [self._info(item, memory) for item in files]
 
     def _info(self, item: SessionFile, memory: Memory) -> SessionInfo:
         from keepd.api import analyse_file

@@ -61,7 +61,6 @@ class StatusInfo:
     config: str
     state_file: str
     rescans: int = 0
-    last_error: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -86,7 +85,7 @@ class Backend(Protocol):
 
     def status(self) -> StatusInfo: ...
 
-    def sessions(self) -> list[SessionInfo]: ...
+    def sessions(self, name: str | None = None) -> list[SessionInfo]: ...
 
     def session(self, name: str) -> Analysis: ...
 

@@ -25,7 +25,7 @@ _NUMBER = (int, float)
 METHODS: dict[str, dict[str, tuple[type, ...]]] = {
     "ping": {},
     "status": {},
-    "sessions": {},
+    "sessions": {"name": (str,)},
     "session": {"name": (str,), "detail": (bool,)},
     "note": {"name": (str,)},
     "mute": {"name": (str,), "minutes": _NUMBER},

@@ -83,9 +83,10 @@ class Service:
         """The daemon's state (or, in-process, what the files and the state file say)."""
         return self._backend().status()
 
-    def sessions(self) -> list[SessionInfo]:
-        """Every session file known, newest first, with context use and pick where analysed."""
-        return self._backend().sessions()
+    def sessions(self, name: str | None = None) -> list[SessionInfo]:
+        """Every session file known (or the one `name`d), newest first, with context use and
+        the pick where analysed."""
+        return self._backend().sessions(name)
 
     def session(self, name: str) -> Analysis:
         """The analysis of one session: live from the daemon's memory, else from its file."""

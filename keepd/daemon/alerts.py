@@ -66,8 +66,12 @@ class Alerts:
                 if not await self.sender.send(notice):
                     self.failures += 1
                     level = logging.WARNING if self.failures == 1 else logging.DEBUG
-                    log.log(level, "notice for %s not dispatched: %s; retrying", session_id,
-                            self.sender.describe())
+                    log.log(
+                        level,
+                        "notice for %s not dispatched: %s; retrying",
+                        session_id,
+                        self.sender.describe(),
+                    )
                     break
                 self.failures = 0
                 log.info("notified %s (%s)", session_id, notice.key)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -47,11 +48,14 @@ class Follower:
         self._cost: dict[Path, float] = {}
         self._rescan_soon: asyncio.TimerHandle | None = None
         self._tasks: set[asyncio.Task[int]] = set()
+        self.before_rescan: Callable[[], None] = lambda: None
 
     def on_path(self, path: Path) -> None:
-        """An event named `path` (a file or a folder); must run on the loop."""
+        """An event named `path` (a file, or a folder created, moved or deleted); on the loop."""
         if path.suffix != ".jsonl":
-            if path.name in ("projects", "sessions") or path.parent.name == "projects":
+            if path.parent.name == "sessions" and path.suffix == ".json":
+                self.registry.refresh_running()
+            elif path.name in ("projects", "sessions") or path.parent.name == "projects":
                 self.rescan_soon()
             return
         if not self.registry.is_session_path(path):
@@ -73,6 +77,7 @@ class Follower:
     def rescan(self) -> int:
         """Catches what events missed: new, changed and vanished files; evicts idle ones."""
         self.rescans += 1
+        self.before_rescan()
         stale = self.registry.scan()
         for path in [p for p in self._quiet if p not in self.registry.sessions]:
             self._forget(path)
@@ -118,9 +123,7 @@ class Follower:
         handle = self._quiet.pop(path, None)
         if handle is not None:
             handle.cancel()
-        self._quiet[path] = self.loop.call_later(
-            self.notify.debounce_seconds, self._on_quiet, path
-        )
+        self._quiet[path] = self.loop.call_later(self.notify.debounce_seconds, self._on_quiet, path)
 
     def _on_quiet(self, path: Path) -> None:
         self._quiet.pop(path, None)

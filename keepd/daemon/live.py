@@ -78,8 +78,11 @@ class Live:
             rescans=self.follower.rescans,
         )
 
-    def sessions(self) -> list[SessionInfo]:
+    def sessions(self, name: str | None = None) -> list[SessionInfo]:
         now = self.clock()
+        if name is not None:
+            found = self.registry.find(name)
+            return [self._info(found, now)] if found is not None else []
         followed = sorted(
             self.registry.sessions.values(), key=lambda f: f.mtime or 0.0, reverse=True
         )

@@ -48,7 +48,7 @@ class Methods:
         return self.service.status().to_dict()
 
     async def _sessions(self, params: Params) -> Any:
-        return [info.to_dict() for info in self.service.sessions()]
+        return [info.to_dict() for info in self.service.sessions(params.get("name"))]
 
     async def _session(self, params: Params) -> Any:
         """The live analysis (`detail`: a fresh full one of the file, blocks included)."""

@@ -115,7 +115,7 @@ class Daemon:
         )
         self.watcher.start()
         self._closing.callback(self.watcher.stop)
-        self.watcher.ensure(watch_list(claude_roots()))
+        self.follower.before_rescan = lambda: self.watcher.ensure(watch_list(claude_roots()))
         config_path = self.config_path or config_file()
         where = Where(str(socket_path()), str(config_path), str(self.state_file))
         self.live = Live(
@@ -174,7 +174,6 @@ class Daemon:
             self.scheduler.add_job(self._beat_job, "interval", seconds=beat, id="beat", **every)
 
     async def _rescan_job(self) -> None:
-        self.watcher.ensure(watch_list(claude_roots()))
         self.follower.rescan()
         self.alerts.memory.expire(self.alerts.clock())
         systemd.notify("STATUS=" + self._status_line())

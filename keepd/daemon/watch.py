@@ -138,7 +138,10 @@ def _bridge(forward: Callable[[str], None]) -> Any:
 
     class Bridge(FileSystemEventHandler):
         def on_any_event(self, event: FileSystemEvent) -> None:
-            if event.event_type not in _WANTED:
+            # A folder's "modified" comes with every file closed after writing: noise here.
+            if event.event_type not in _WANTED or (
+                event.is_directory and event.event_type in ("modified", "closed", "attrib")
+            ):
                 return
             for raw in (event.src_path, getattr(event, "dest_path", "")):
                 if raw:

@@ -116,7 +116,7 @@ def make_tree(tmp_path: Path, **overrides: dict[str, Any]) -> Tree:
         opened=tmp_path / "opened.txt",
     )
     (tree.root / "projects").mkdir(parents=True)
-    opener = f"sh -c 'printf \"%s\\n\" \"$0\" >> {tree.opened}'"
+    opener = f'sh -c \'printf "%s\\n" "$0" >> {tree.opened}\''
     sections: dict[str, dict[str, Any]] = {
         "notify": {"debounce_seconds": 0.3, "retry_seconds": 0.5, "open_command": opener},
         "watch": {"analyse_seconds": 0.05, "rescan_seconds": 30},
@@ -193,7 +193,7 @@ class Daemon:
         return self.log.read_text(errors="replace") if self.log.exists() else ""
 
     def entry(self, path: Path) -> dict[str, Any] | None:
-        for item in self.call("sessions"):
+        for item in self.call("sessions", {"name": str(path)}):
             if item["path"] == str(path):
                 return dict(item)
         return None

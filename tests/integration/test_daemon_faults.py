@@ -4,6 +4,7 @@ is the file's size and its curve is a fresh report's."""
 from __future__ import annotations
 
 import ctypes
+import json
 import os
 import random
 import subprocess
@@ -36,7 +37,7 @@ def test_garbage_and_half_lines(tmp_path: Path) -> None:
     path = tree.session()
     with running(tree) as daemon:
         append(path, b"".join(LINES[:40]))
-        append(path, b"not json\n\x00\xff\xfe binary\n[1, 2]\n\n   \n{\"type\": \"user\"")
+        append(path, b'not json\n\x00\xff\xfe binary\n[1, 2]\n\n   \n{"type": "user"')
         held = daemon.settled(path)
         assert held["offset"] == path.stat().st_size
         append(path, b', "cut": tru\n' + b"".join(LINES[40:80]))
@@ -182,3 +183,19 @@ def _append_all(paths: list[Path]) -> None:
     for line in LINES[10:50]:
         for path in paths:
             append(path, line)
+
+
+def test_a_new_project_folder_written_at_once(tmp_path: Path) -> None:
+    tree = quiet_tree(tmp_path)
+    with running(tree) as daemon:
+        path = tree.session(project="/w/brand-new")
+        path.write_bytes(b"".join(LINES[:60]))
+        assert_nothing_lost(daemon, path)
+        for line in LINES[60:90]:
+            append(path, line)
+        assert_nothing_lost(daemon, path)
+        registry = tree.root / "sessions"
+        registry.mkdir()
+        entry = {"pid": os.getpid(), "sessionId": path.stem, "cwd": "/w/brand-new"}
+        (registry / f"{os.getpid()}.json").write_text(json.dumps(entry))
+        assert wait_until(lambda: (daemon.entry(path) or {}).get("running"))

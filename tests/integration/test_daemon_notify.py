@@ -7,12 +7,10 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import orjson
-import pytest
 
 from keepd.core.analysis import analyse_state
 from keepd.core.session import SessionState
@@ -33,13 +31,6 @@ from tests.integration.daemon_kit import (
 )
 
 THRESHOLD = 0.6
-
-
-@pytest.fixture
-def bus() -> Iterator[PrivateBus]:
-    private = PrivateBus()
-    yield private
-    private.close()
 
 
 def crossing(lines: list[bytes]) -> int:
@@ -250,4 +241,3 @@ def test_dunst_shows_it_and_a_click_opens_the_note(tmp_path: Path, bus: PrivateB
             assert daemon.call("status")["notices_sent"] == 1
     finally:
         dunst.close()
-
