@@ -1,0 +1,135 @@
+"""When a session deserves a notice, and what it says; alerts send it once and remember it."""
+
+from __future__ import annotations
+
+import asyncio
+
+from keepd.config import NotifyConfig
+from keepd.core.analysis import Analysis, Stop
+from keepd.daemon.alerts import Alerts
+from keepd.daemon.policy import Notice, decide
+from keepd.daemon.state import Memory
+
+NOW = 1_000_000.0
+CONFIG = NotifyConfig()
+
+
+def _stop(uuid: str, below: int, frees: float, grade: str | None, quote: str) -> Stop:
+    return Stop(
+        uuid=uuid,
+        index=below,
+        below=below,
+        in_picker=True,
+        frees=frees,
+        sc=0.5,
+        kept=100,
+        borrowed=50,
+        grade=grade,
+        shape="peak" if grade else None,
+        multiple=9.0 if grade else None,
+        quote=quote,
+        timestamp="",
+    )
+
+
+def analysis(
+    share: float | None, grade: str | None = "●●●", frees: float = 0.5, pick: bool = True
+) -> Analysis:
+    stops = [
+        _stop("old", 2, 0.1, None, "first thing"),
+        _stop("new", 1, frees, grade, "now the docs site " * 20),
+        _stop("end", 0, 0.9, None, "last"),
+    ]
+    return Analysis(
+        session_id="s1",
+        path="/c/projects/-w-app/s1.jsonl",
+        project="/w/app",
+        scope="current",
+        messages=30,
+        skipped_lines=0,
+        context={"tokens": None, "window": 200_000, "share": share, "source": "usage"},
+        tokens_estimated=False,
+        wiggle=0.01,
+        stops=stops,
+        zones=[],
+        pick="new" if pick else None,
+        trade=[] if pick else ["old", "new", "end"],
+    )
+
+
+def test_quiet_below_the_threshold() -> None:
+    assert decide(analysis(0.59), "s1", CONFIG, Memory(), NOW) is None
+    assert decide(analysis(None), "s1", CONFIG, Memory(), NOW) is None
+
+
+def test_a_clear_break_past_the_threshold() -> None:
+    notice = decide(analysis(0.61), "s1", CONFIG, Memory(), NOW)
+    assert notice is not None and notice.key == "break:new" and not notice.urgent
+    assert notice.title == "app: context 61%"
+    assert "below~1" in notice.body and "frees 50%" in notice.body and "●●●" in notice.body
+    assert "“now the docs site now" in notice.body and notice.body.endswith("…”")
+
+
+def test_no_notice_without_a_clear_break_or_when_it_frees_too_little() -> None:
+    assert decide(analysis(0.7, grade="●●"), "s1", CONFIG, Memory(), NOW) is None
+    assert decide(analysis(0.7, frees=0.1), "s1", CONFIG, Memory(), NOW) is None
+    assert decide(analysis(0.7, pick=False), "s1", CONFIG, Memory(), NOW) is None
+
+
+def test_urgent_near_auto_compact_even_without_a_break() -> None:
+    notice = decide(analysis(0.85, grade=None, pick=False), "s1", CONFIG, Memory(), NOW)
+    assert notice is not None and notice.urgent and notice.key == "urgent:new"
+    assert "auto-compact is near" in notice.title and "no clear break" in notice.body
+
+
+def test_once_per_session_and_stop_muted_or_paused() -> None:
+    memory = Memory()
+    memory.remember("s1", "break:new")
+    assert decide(analysis(0.7), "s1", CONFIG, memory, NOW) is None
+    assert decide(analysis(0.7), "s2", CONFIG, memory, NOW) is not None
+    assert decide(analysis(0.9), "s1", CONFIG, memory, NOW) is not None
+    memory.mute("s2", NOW + 60)
+    assert decide(analysis(0.7), "s2", CONFIG, memory, NOW) is None
+    assert decide(analysis(0.7), "s2", CONFIG, memory, NOW + 61) is not None
+    memory.pause(None)
+    assert decide(analysis(0.9), "s3", CONFIG, memory, NOW) is None
+    assert decide(analysis(0.9), "s3", NotifyConfig(enabled=False), Memory(), NOW) is None
+
+
+class Recorder:
+    """A sender that takes notices or refuses them, as a notification server would."""
+
+    def __init__(self, accept: bool) -> None:
+        self.accept = accept
+        self.sent: list[Notice] = []
+
+    async def send(self, notice: Notice) -> bool:
+        if self.accept:
+            self.sent.append(notice)
+        return self.accept
+
+    def describe(self) -> str:
+        return "recorder"
+
+
+def test_alerts_keep_a_notice_until_a_server_takes_it() -> None:
+    saved: list[int] = []
+    alerts = Alerts(CONFIG, Memory(), lambda: saved.append(1), clock=lambda: NOW)
+    alerts.sender = refusing = Recorder(accept=False)
+    assert alerts.consider("s1", analysis(0.7))
+    assert asyncio.run(alerts.flush()) == 0 and "s1" in alerts.pending and not saved
+    alerts.sender = taking = Recorder(accept=True)
+    assert asyncio.run(alerts.flush()) == 1
+    assert [n.key for n in taking.sent] == ["break:new"] and not refusing.sent
+    assert alerts.memory.was_notified("s1", "break:new") and saved == [1]
+    assert not alerts.consider("s1", analysis(0.7))
+    assert asyncio.run(alerts.flush()) == 0
+
+
+def test_alerts_drop_a_notice_muted_while_it_waited() -> None:
+    alerts = Alerts(CONFIG, Memory(), lambda: None, clock=lambda: NOW)
+    alerts.sender = taking = Recorder(accept=True)
+    alerts.consider("s1", analysis(0.7))
+    alerts.memory.mute("s1", None)
+    assert asyncio.run(alerts.flush()) == 0
+    assert not taking.sent and not alerts.pending
