@@ -96,3 +96,69 @@ class RemoteError(KeepdError):
         super().__init__(message)
         self.title = title
         self.exit_code = exit_code
+
+
+class SessionBusyError(KeepdError):
+    """The session may be in use (running, held open, or just written): no cut or undo."""
+
+    title = "session in use"
+    exit_code = 8
+
+
+class SessionChangedError(KeepdError):
+    """The file is not what was analysed: it changed between the analysis and the write."""
+
+    title = "session changed"
+    exit_code = 9
+
+
+class UnsafeCutError(KeepdError):
+    """The messages to keep would break the context (missing, duplicated, split pairs)."""
+
+    title = "unsafe cut"
+    exit_code = 10
+
+
+class CutNotVerifiedError(KeepdError):
+    """The written file does not rebuild the intended context; the write was rolled back."""
+
+    title = "cut not verified"
+    exit_code = 11
+
+
+class NoSuchStopError(KeepdError):
+    title = "no such stop"
+    exit_code = 12
+
+
+class NothingToUndoError(KeepdError):
+    title = "nothing to undo"
+    exit_code = 13
+
+
+class UndoRefusedError(KeepdError):
+    """The file no longer matches the backup and the cut, so truncating could lose data."""
+
+    title = "cannot undo"
+    exit_code = 14
+
+
+class LockedError(KeepdError):
+    """Another keepd process is cutting or undoing the same session."""
+
+    title = "locked"
+    exit_code = 15
+
+
+class SummaryError(KeepdError):
+    """The summary text cannot be had (an unreadable or empty file, nothing on stdin)."""
+
+    title = "summary"
+    exit_code = 16
+
+
+class WriteFailedError(KeepdError):
+    """Writing the session file or its backup failed (the file is left as it was)."""
+
+    title = "cannot write session"
+    exit_code = 74

@@ -69,6 +69,14 @@ def notes_dir() -> Path:
     return data_dir() / "notes"
 
 
+def cuts_dir() -> Path:
+    """Backups and records of the cuts keepd made, kept until `keepd undo`."""
+    configured = os.environ.get("KEEPD_CUTS_DIR", "").strip()
+    if configured:
+        return Path(configured).expanduser()
+    return state_dir() / "cuts"
+
+
 def example_session() -> Path:
     """The transcript shipped with keepd, shown when a machine has no sessions."""
     return Path(__file__).parent / "data" / "example.jsonl"

@@ -1,0 +1,133 @@
+"""Decides a cut: the stop named, what stays from it on, the summary, and the lines to write."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from keepd.core.analysis import Analysis, Stop
+from keepd.cut.boundary import compose
+from keepd.cut.load import Loaded
+from keepd.cut.model import Placement, Plan, Turn
+from keepd.cut.summary import SummaryRequest, message_text, summary_body
+from keepd.cut.validate import check_kept
+from keepd.errors import NoSuchStopError, UsageError
+
+_BELOW = re.compile(r"(?:below)?~(\d+)")
+CHARS_PER_TOKEN = 4
+
+
+def resolve_stop(analysis: Analysis, spec: str) -> Stop:
+    """The stop `spec` names: its uuid, a unique prefix of it, or `below~N` as reported."""
+    spec = spec.strip()
+    below = _BELOW.fullmatch(spec)
+    if below:
+        count = int(below.group(1))
+        found = [stop for stop in analysis.stops if stop.below == count]
+        if not found:
+            raise NoSuchStopError(f"no stop has {count} below it (0-{len(analysis.stops) - 1})")
+        return found[0]
+    exact = [stop for stop in analysis.stops if stop.uuid == spec]
+    matches = exact or [stop for stop in analysis.stops if spec and stop.uuid.startswith(spec)]
+    if not matches:
+        raise NoSuchStopError(f"no stop of the current context is {spec!r}")
+    if len(matches) > 1:
+        raise NoSuchStopError(f"{spec!r} starts {len(matches)} stops' uuids; give more of it")
+    return matches[0]
+
+
+def pick_stop(analysis: Analysis) -> Stop:
+    """The recommended stop, or an error naming the trade when there is none."""
+    stop = analysis.stop(analysis.pick)
+    if stop is not None:
+        return stop
+    trade = [analysis.stop(uuid) for uuid in analysis.trade]
+    offered = ", ".join(f"below~{s.below}" for s in trade if s is not None)
+    hint = f"; the trade offers {offered}" if offered else ""
+    raise NoSuchStopError(f"keepd sees no clear break to pick{hint}; choose one with --at")
+
+
+def plan_cut(
+    loaded: Loaded,
+    stop: Stop | None,
+    placement: Placement,
+    request: SummaryRequest,
+    *,
+    force: bool = False,
+) -> Plan:
+    """Keeps every message from `stop` on (nothing for an empty context)."""
+    if placement is Placement.EMPTY:
+        end, kept = len(loaded.branch.messages), []
+    elif stop is None:
+        raise UsageError("a cut needs a stop: --at STOP or --pick")
+    else:
+        end, kept = stop.index, loaded.uuids[stop.index :]
+    if end == 0:
+        raise UsageError("nothing comes before that stop; the cut would free nothing")
+    check_kept(loaded, kept, allow_open_calls=force)
+    summary, source = None, ""
+    if placement.has_summary:
+        body, source = summary_body(loaded, end, request)
+        summary = message_text(body, placement)
+    return assemble(loaded, "cut", placement, kept, summary=summary, source=source, stop=stop)
+
+
+def assemble(
+    loaded: Loaded,
+    kind: str,
+    placement: Placement,
+    kept: Sequence[str],
+    *,
+    summary: str | None = None,
+    source: str = "",
+    stop: Stop | None = None,
+    turns: tuple[Turn, ...] = (),
+) -> Plan:
+    """The plan of a cut whose kept list is decided: tokens, and the lines to write."""
+    before, kept_tokens = kept_tokens_of(loaded, kept)
+    summary_tokens = len(summary) / CHARS_PER_TOKEN if summary else 0.0
+    last = loaded.entry(len(loaded.branch.messages) - 1).entry
+    written = compose(
+        placement,
+        kept,
+        summary,
+        last_entry=last,
+        session_id=loaded.state.tree.session_id or loaded.session_id,
+        pre_tokens=round(before),
+        post_tokens=round(kept_tokens + summary_tokens),
+    )
+    ids = dict.fromkeys([loaded.session_id, loaded.state.tree.session_id or loaded.session_id])
+    return Plan(
+        kind=kind,
+        snapshot=loaded.snapshot,
+        session_id=loaded.session_id,
+        project=loaded.analysis.project,
+        placement=placement,
+        preserved=tuple(kept),
+        dropped=len(loaded.branch.messages) - len(kept),
+        summary=summary,
+        summary_source=source,
+        stop_uuid=stop.uuid if stop else None,
+        stop_below=stop.below if stop else None,
+        stop_quote=stop.quote if stop else "",
+        tokens_before=before,
+        tokens_kept=kept_tokens,
+        tokens_summary=summary_tokens,
+        window=int(loaded.analysis.context.get("window") or 0),
+        written=written,
+        turns=turns,
+        session_ids=tuple(ids),
+    )
+
+
+def kept_tokens_of(loaded: Loaded, kept: Sequence[str]) -> tuple[float, float]:
+    """The context's tokens now, and those of the kept messages plus what is not a message.
+
+    The context's own count (usage) includes the system prompt and tools, which a cut keeps.
+    """
+    order = {uuid: i for i, uuid in enumerate(loaded.uuids)}
+    messages = float(loaded.tokens.sum())
+    context = loaded.analysis.context.get("tokens")
+    before = float(context) if isinstance(context, int | float) and context else messages
+    overhead = max(before - messages, 0.0)
+    return before, overhead + float(sum(loaded.tokens[order[uuid]] for uuid in kept))
