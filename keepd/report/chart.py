@@ -24,14 +24,25 @@ def columns(count: int, width: int) -> list[int]:
     return [round(i * (count - 1) / (room - 1)) for i in range(room)]
 
 
-def chart_lines(values: Sequence[float], *, height: int = 7, width: int = 80) -> list[str]:
-    """Rows of the chart, top first, then the axis; NaN values leave their column empty."""
+def chart_lines(
+    values: Sequence[float],
+    *,
+    height: int = 7,
+    width: int = 80,
+    scale: Sequence[float] | None = None,
+) -> list[str]:
+    """Rows of the chart, top first, then the axis; NaN values leave their column empty.
+
+    The vertical scale spans `scale` (default: the values); values outside it are drawn at
+    the top or bottom row.
+    """
     shown = [values[i] for i in columns(len(values), width)]
-    finite = [v for v in shown if math.isfinite(v)]
+    finite = [v for v in (scale if scale is not None else shown) if math.isfinite(v)]
     if not finite:
         return []
     top, bottom = max(finite), min(finite)
     span = (top - bottom) or 1.0
+    shown = [min(max(v, bottom), top) if math.isfinite(v) else v for v in shown]
     rows = [[" "] * len(shown) for _ in range(height)]
     for col, value in enumerate(shown):
         if not math.isfinite(value):
@@ -41,9 +52,10 @@ def chart_lines(values: Sequence[float], *, height: int = 7, width: int = 80) ->
         eighth = min(max(math.ceil((level - row) * 8), 1), 8)
         rows[height - 1 - row][col] = _EIGHTHS[eighth]
     labels = [top - span * i / height for i in range(height)]
+    digits = 2 if span >= 0.05 else 3
     lines = [
-        f"{label:4.2f} ┤{''.join(cells)}".rstrip()
+        f"{label:.{digits}f} ┤{''.join(cells)}".rstrip()
         for label, cells in zip(labels, rows, strict=True)
     ]
-    lines.append("     └" + "─" * len(shown))
+    lines.append(" " * (digits + 3) + "└" + "─" * len(shown))
     return lines

@@ -85,7 +85,11 @@ def _section(analysis: Analysis, style: Style) -> str:
 
 def _curve(analysis: Analysis, style: Style) -> list[str]:
     values = [stop.sc if stop.sc is not None else float("nan") for stop in analysis.stops]
-    chart = chart_lines(values, width=style.width - 2)
+    # Scaled to the stops that can be picked: the first stop's SC is 1 by definition and the
+    # last few keep almost nothing, and either would flatten the rest.
+    pickable = [v for v, stop in zip(values, analysis.stops, strict=True) if stop.eligible]
+    scale = pickable if len(pickable) > 1 else None
+    chart = chart_lines(values, width=style.width - 2, scale=scale)
     if not chart:
         return []
     lines = ["  " + line for line in chart]
