@@ -2,7 +2,9 @@
 
 Everything here runs on the daemon's loop thread and is synchronous; `follow.py` decides when.
 Only active sessions (running, or written to within the active window) keep a `SessionState`;
-idle ones are evicted and reloaded from the start on their next write.
+idle ones are evicted and reloaded from the start on their next write. States are compact:
+they keep the branch, not the tree, so a rewind or a compaction (which `SessionState` reports
+as `stale`) is handled by reading the file again.
 """
 
 from __future__ import annotations
@@ -102,9 +104,12 @@ class Registry:
         followed.error = None
         followed.mtime = self._mtime(path)
         if chunk.reset or followed.state is None:
-            followed.state = SessionState(Scope.CURRENT, detail=False)
+            followed.state = SessionState(Scope.CURRENT, detail=False, compact=True)
             followed.analysed_offset = -1
         followed.state.feed(chunk.data)
+        # Indexing at once lets the compact state drop the entries it read: a session being
+        # loaded never holds its whole tree while it waits for its first analysis.
+        followed.state.branch()
         return ReadResult(changed=bool(chunk.data) or chunk.reset, more=chunk.more)
 
     def analyse(self, path: Path) -> Analysis | None:
@@ -113,11 +118,28 @@ class Registry:
         if followed is None or followed.state is None:
             return None
         if followed.dirty or followed.analysis is None:
-            followed.analysis = analyse_state(followed.state, path=str(path), window=self.window)
+            analysis: Analysis | None = analyse_state(
+                followed.state, path=str(path), window=self.window
+            )
+            if followed.state.stale:
+                analysis = self._reread(followed)
+            if analysis is None:
+                return None
+            followed.analysis = analysis
             followed.analysed_offset = followed.tail.offset
             analysis = followed.analysis
             followed.summary = {**pick_fields(analysis), "project": analysis.project}
         return followed.analysis
+
+    def _reread(self, followed: Followed) -> Analysis | None:
+        """The branch changed under a compact state (a rewind, a compaction): from the start."""
+        log.debug("%s no longer continues its branch; reading it again", followed.path)
+        followed.state = None
+        while self.read(followed.path, 1 << 62).more:
+            pass
+        if followed.state is None:  # the file went away or became unreadable meanwhile
+            return None
+        return analyse_state(followed.state, path=str(followed.path), window=self.window)
 
     def scan(self) -> list[Path]:
         """Registers new files, forgets vanished ones; returns those with unread bytes."""

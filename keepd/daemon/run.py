@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import logging
 import os
 import signal
@@ -32,6 +33,7 @@ from keepd.paths import claude_roots, config_file, daemon_state_file, lock_path,
 from keepd.service import Service
 
 log = logging.getLogger(__name__)
+HEAP_SECONDS = 10.0
 SOCKET_PATH_LIMIT = 104  # sun_path: 108 bytes on Linux, 104 on macOS
 
 
@@ -169,6 +171,7 @@ class Daemon:
         self.scheduler.add_job(
             self._retry_job, "interval", seconds=notify.retry_seconds, id="retry", **every
         )
+        self.scheduler.add_job(self._heap_job, "interval", seconds=HEAP_SECONDS, id="heap", **every)
         beat = systemd.watchdog_seconds()
         if beat is not None:
             self.scheduler.add_job(self._beat_job, "interval", seconds=beat, id="beat", **every)
@@ -177,6 +180,12 @@ class Daemon:
         self.follower.rescan()
         self.alerts.memory.expire(self.alerts.clock())
         systemd.notify("STATUS=" + self._status_line())
+
+    async def _heap_job(self) -> None:
+        """Moves what survived into the permanent generation: with hundreds of sessions in
+        memory a full collection would walk every node and pause the loop for 300 ms."""
+        gc.collect(1)
+        gc.freeze()
 
     async def _retry_job(self) -> None:
         await self.alerts.flush()

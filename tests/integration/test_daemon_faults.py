@@ -10,6 +10,7 @@ import random
 import subprocess
 import sys
 import threading
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
@@ -199,3 +200,41 @@ def test_a_new_project_folder_written_at_once(tmp_path: Path) -> None:
         entry = {"pid": os.getpid(), "sessionId": path.stem, "cwd": "/w/brand-new"}
         (registry / f"{os.getpid()}.json").write_text(json.dumps(entry))
         assert wait_until(lambda: (daemon.entry(path) or {}).get("running"))
+
+
+def _line(entry: Mapping[str, object]) -> bytes:
+    return json.dumps(entry).encode() + b"\n"
+
+
+def _prompt(uuid: str, parent: str | None, text: str, **flags: object) -> bytes:
+    message = {"role": "user", "content": text}
+    return _line({"type": "user", "uuid": uuid, "parentUuid": parent, "message": message, **flags})
+
+
+def test_a_rewind_and_a_compaction_read_the_file_again(tmp_path: Path) -> None:
+    tree = quiet_tree(tmp_path)
+    path = tree.session()
+    uuids = [json.loads(line)["uuid"] for line in LINES if b'"uuid"' in line]
+    with running(tree) as daemon:
+        append(path, b"".join(LINES[:200]))
+        assert_nothing_lost(daemon, path)
+        rewound = uuids[120]
+        append(path, _prompt("rewind-1", rewound, "go back: rename the invoice module instead"))
+        first = assert_nothing_lost(daemon, path)
+        assert first["messages"] < 150
+        assert "no longer continues its branch" in daemon.output()
+        boundary = {
+            "type": "system",
+            "subtype": "compact_boundary",
+            "uuid": "boundary-1",
+            "parentUuid": None,
+            "logicalParentUuid": "rewind-1",
+            "content": "Conversation compacted",
+            "compactMetadata": {"trigger": "manual", "preTokens": 90000, "postTokens": 9000},
+        }
+        summary = "This session is being continued from a previous conversation. Invoices."
+        append(path, _line(boundary))
+        append(path, _prompt("summary-1", "boundary-1", summary, isCompactSummary=True))
+        append(path, _prompt("after-1", "summary-1", "now the PDF export, from scratch"))
+        after = assert_nothing_lost(daemon, path)
+        assert after["messages"] <= 3 and after["context"]["source"] == "postTokens"
