@@ -84,6 +84,9 @@ def _parser() -> argparse.ArgumentParser:
     from keepd.cli_daemon import add_commands
 
     add_commands(commands)
+    from keepd.cli_cut import add_commands as add_cut_commands
+
+    add_cut_commands(commands)
     return parser
 
 

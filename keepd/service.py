@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING
 from keepd.core.analysis import Analysis
 
 if TYPE_CHECKING:
+    from keepd.cut.model import CutOutcome, Plan, UndoOutcome
+    from keepd.cut.summary import SummaryRequest
     from keepd.overview import Backend, ControlResult, SessionInfo, StatusInfo
 
 
@@ -109,3 +111,80 @@ class Service:
     def rescan(self) -> ControlResult:
         """Looks at every session file again (the daemon); counts them (in-process)."""
         return self._backend().rescan()
+
+    def plan_cut(
+        self,
+        name: str,
+        *,
+        at: str | None = None,
+        pick: bool = False,
+        placement: str = "first",
+        summary: SummaryRequest | None = None,
+        force: bool = False,
+        window: int | None = None,
+        dry_run: bool = False,
+    ) -> Plan:
+        """What `cut` would write: the stop (`at`, or the `pick`), what stays, the summary.
+
+        A `dry_run` plan may be made while the session is in use; it cannot be written.
+        """
+        from keepd.cut.ops import cut_plan
+
+        path = _writable(name)
+        return cut_plan(
+            path,
+            at=at,
+            pick=pick,
+            placement=placement,
+            summary=summary,
+            force=force,
+            window=window,
+            dry_run=dry_run,
+        )
+
+    def plan_prune(
+        self,
+        name: str,
+        *,
+        keep_last: int = 3,
+        working: int = 6,
+        notes: bool = False,
+        force: bool = False,
+        window: int | None = None,
+        dry_run: bool = False,
+    ) -> Plan:
+        """What `prune` would write: the recent turns and the best older ones stay."""
+        from keepd.cut.ops import prune_plan
+
+        return prune_plan(
+            _writable(name),
+            keep_last=keep_last,
+            working=working,
+            notes=notes,
+            force=force,
+            window=window,
+            dry_run=dry_run,
+        )
+
+    def write_cut(self, plan: Plan, *, force: bool = False) -> CutOutcome:
+        """Writes a planned cut or prune to the session file (backed up; undo restores it)."""
+        from keepd.cut.ops import write
+
+        return write(plan, force=force)
+
+    def undo_cut(self, name: str, *, force: bool = False) -> UndoOutcome:
+        """Truncates a session file back to its bytes before keepd's latest cut of it."""
+        from keepd.cut.ops import undo_cut
+
+        return undo_cut(_writable(name), force=force)
+
+
+def _writable(name: str) -> Path:
+    """The session file a command that writes may change (never the bundled example)."""
+    from keepd.discover import resolve
+    from keepd.errors import UsageError
+
+    found = resolve(name)
+    if found.example:
+        raise UsageError("the bundled example is part of keepd; copy it and cut the copy")
+    return found.path

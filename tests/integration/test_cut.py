@@ -1,0 +1,272 @@
+"""Cuts and prunes on copies of real transcripts: the context rebuilt, undo, and every refusal."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+
+from keepd.api import load_state
+from keepd.cli import main
+from keepd.core.tree import Scope
+from keepd.cut.model import CutOutcome, Placement
+from keepd.errors import SessionBusyError, SessionChangedError, UnsafeCutError, UsageError
+from keepd.paths import example_session, project_slug
+from keepd.service import Service
+from tests.cut_kit import (
+    age,
+    context,
+    continued,
+    entries,
+    holding_open,
+    live_process,
+    quiet_copy,
+    register,
+    unpaired,
+)
+
+EXAMPLE_ID = "2bcaea32-dfa9-5e36-a665-ace49ee0d851"
+PLACEMENTS = [p.value for p in Placement]
+HOW = [*PLACEMENTS, "prune"]
+
+
+@pytest.fixture
+def root(private_home: Path) -> Path:
+    return private_home / ".claude"
+
+
+@pytest.fixture
+def example(root: Path) -> Path:
+    target = root / "projects" / project_slug("/home/dev/invoicer") / f"{EXAMPLE_ID}.jsonl"
+    return quiet_copy(example_session(), target)
+
+
+def _branch(path: Path) -> list[str]:
+    return [n.uuid or "" for n in load_state(path, Scope.CURRENT).branch().messages]
+
+
+def _stop(service: Service, path: Path) -> str | None:
+    """The pick, else the middle of the trade, else the middle stop."""
+    analysis = service.report(str(path)).analysis
+    if analysis.pick:
+        return analysis.pick
+    if analysis.trade:
+        return analysis.trade[len(analysis.trade) // 2]
+    return analysis.stops[len(analysis.stops) // 2].uuid if analysis.stops else None
+
+
+def _cut(service: Service, path: Path, how: str, stop: str | None) -> CutOutcome:
+    if how == "prune":
+        plan = service.plan_prune(str(path), keep_last=2, working=2, notes=True)
+    else:
+        plan = service.plan_cut(str(path), at=stop, placement=how)
+    return service.write_cut(plan)
+
+
+def _expected(
+    before: list[str], how: str, stop: str | None, added: list[dict[str, Any]]
+) -> list[str]:
+    """The context the seed's rules give, worked out from the branch before the cut."""
+    summary = [e["uuid"] for e in added if e.get("type") == "user"]
+    kept = added[0]["compactMetadata"]["preservedMessages"]["uuids"]
+    if how == "prune":
+        return [*summary, *kept]
+    start = before.index(stop) if stop else len(before)
+    assert how == "empty" or kept == before[start:]
+    return {
+        "first": [*summary, *before[start:]],
+        "last": [*before[start:], *summary],
+        "none": before[start:],
+        "empty": [],
+    }[how]
+
+
+def check_cut(service: Service, path: Path, how: str, at: str | None = None) -> CutOutcome:
+    """Cuts `path` one way and checks everything the issue asks of it, then undoes it."""
+    data, mtime, before = path.read_bytes(), path.stat().st_mtime_ns, _branch(path)
+    stop = None if how in ("empty", "prune") else at or _stop(service, path)
+    outcome = _cut(service, path, how, stop)
+    plan = outcome.plan
+    if not outcome.written:  # a prune that drops nothing writes nothing
+        assert how == "prune" and plan.dropped == 0 and path.read_bytes() == data
+        return outcome
+    assert path.read_bytes()[: len(data)] == data
+    added = entries(path.read_bytes()[len(data) :])
+    assert added[0]["type"] == "system" and added[0]["subtype"] == "compact_boundary"
+    expected = _expected(before, how, plan.stop_uuid, added)
+    assert continued(path, plan.written.tail) == expected
+    if plan.placement in (Placement.LAST, Placement.NONE):
+        assert context(path) == expected
+    if how == "prune":
+        recent = {u for t in plan.turns if t.recent for u in before[t.first : t.last + 1]}
+        assert recent <= set(expected)
+    assert not unpaired(path, [u for u in expected if u != plan.written.summary_uuid])
+    service.undo_cut(str(path))
+    assert path.read_bytes() == data and path.stat().st_mtime_ns == mtime
+    return outcome
+
+
+@pytest.mark.parametrize("how", HOW)
+def test_example_each_way(example: Path, how: str) -> None:
+    outcome = check_cut(Service(), example, how)
+    assert outcome.plan.dropped > 0
+
+
+def test_corpus_each_way(corpus_sessions: list[Path], tmp_path: Path) -> None:
+    """Every corpus session, every way; the only refusals are the expected ones."""
+    service, done, refused = Service(), Counter[str](), Counter[str]()
+    for source in corpus_sessions:
+        path = quiet_copy(source, tmp_path / source.name)
+        stop = _stop(service, path)
+        for how in HOW:
+            try:
+                outcome = check_cut(service, path, how, stop)
+            except UsageError as error:  # sub-agent files; sessions without a stop
+                refused["sub-agent" if "sub-agent" in str(error) else "no stop"] += 1
+            except UnsafeCutError as error:  # captured in the middle of a tool call
+                assert "no result yet" in str(error)
+                refused["open call"] += 1
+            else:
+                done[how if outcome.written else "nothing to prune"] += 1
+    assert all(done[how] >= 20 for how in PLACEMENTS), done
+    assert done["prune"] >= 10 and refused["open call"] == 2 * 4, (done, refused)  # not empty
+
+
+def test_boundary_matches_a_real_one(shared: Path, tmp_path: Path) -> None:
+    source = (
+        shared / "corpus" / "sessions" / "ShamsiievDmytro__entire-bmad__91_03598e5336_9_full.jsonl"
+    )
+    real = next(line for line in source.read_bytes().splitlines() if b'"compact_boundary"' in line)
+    path = quiet_copy(source, tmp_path / "s.jsonl")
+    data = path.read_bytes()
+    service = Service()
+    service.write_cut(service.plan_cut(str(path), placement="none", at="below~0"))
+    ours = path.read_bytes()[len(data) :].splitlines()[0]
+    real_keys, our_keys = list(orjson.loads(real)), list(orjson.loads(ours))
+    assert our_keys == ["type", *(k for k in real_keys if k != "type")]
+    assert orjson.dumps(orjson.loads(real)) == real and orjson.dumps(orjson.loads(ours)) == ours
+    assert ours.startswith(b'{"type":"system","parentUuid":null,"logicalParentUuid":"')
+    assert b'"compact_boundary"' in ours[:256]
+    assert set(orjson.loads(real)["compactMetadata"]) - {"preCompactDiscoveredTools"} <= set(
+        orjson.loads(ours)["compactMetadata"]
+    )
+
+
+def test_a_session_held_open_is_refused(example: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    if not Path("/proc/self/fd").is_dir():
+        pytest.skip("no /proc: open files cannot be seen")
+    data, service = example.read_bytes(), Service()
+    plan = service.plan_cut(EXAMPLE_ID, pick=True, placement="none")
+    with holding_open(example) as holder:
+        assert main(["cut", EXAMPLE_ID, "--pick", "--no-summary"]) == 8
+        assert f"process {holder.pid} holds" in capsys.readouterr().err
+        with pytest.raises(SessionBusyError):
+            service.write_cut(plan)  # checked again at the write, not only when planning
+        assert example.read_bytes() == data
+        assert main(["cut", EXAMPLE_ID, "--pick", "--no-summary", "--force"]) == 0
+        assert main(["undo", EXAMPLE_ID]) == 8
+        assert main(["undo", EXAMPLE_ID, "--force"]) == 0
+    assert example.read_bytes() == data
+
+
+def test_a_registered_running_session_is_refused(
+    example: Path, root: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = example.read_bytes()
+    with live_process() as pid:
+        entry = register(root, pid, EXAMPLE_ID)
+        assert main(["cut", EXAMPLE_ID, "--pick", "--summary-last", "--summarize"]) == 8
+        assert f"Claude Code runs this session (pid {pid})" in capsys.readouterr().err
+        assert main(["prune", EXAMPLE_ID]) == 8
+    assert example.read_bytes() == data
+    assert main(["prune", EXAMPLE_ID, "--keep-last", "2", "--working", "1"]) == 0  # pid gone
+    entry.unlink()
+    assert main(["undo", EXAMPLE_ID]) == 0 and example.read_bytes() == data
+
+
+def test_a_session_written_a_moment_ago_is_refused(example: Path) -> None:
+    example.touch()
+    assert main(["cut", EXAMPLE_ID, "--pick", "--no-summary"]) == 8
+    assert main(["cut", EXAMPLE_ID, "--pick", "--no-summary", "--dry-run"]) == 0
+
+
+@pytest.mark.parametrize("change", ["append", "same size", "touch"])
+def test_a_file_changed_between_analysis_and_write_is_refused(example: Path, change: str) -> None:
+    service = Service()
+    plan = service.plan_cut(EXAMPLE_ID, pick=True, placement="none")
+    if change == "append":
+        with example.open("ab") as handle:
+            handle.write(b'{"type":"last-prompt","lastPrompt":"x"}\n')
+    elif change == "same size":
+        data = bytearray(example.read_bytes())
+        data[-3] = ord("x") if data[-3] != ord("x") else ord("y")
+        example.write_bytes(bytes(data))
+    age(example, 1800)  # changed, but not lately: only the comparison can tell
+    changed = example.read_bytes()
+    with pytest.raises(SessionChangedError):
+        service.write_cut(plan, force=True)
+    assert example.read_bytes() == changed
+    assert main(["undo", EXAMPLE_ID]) == 13
+
+
+def test_cli_says_how_to_continue_and_what_the_context_holds(
+    example: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    summary = tmp_path / "summary.md"
+    summary.write_text("The CSV import is done; the PDF export is the work now.\n")
+    assert main(["cut", EXAMPLE_ID, "--pick", "--summary-file", str(summary)]) == 0
+    out = capsys.readouterr().out
+    assert f"keepd cut: {EXAMPLE_ID} at below~" in out
+    assert "(summary first: file summary.md," in out
+    assert "the new context: " in out and "% of 200k (now 128k, 64%)" in out
+    assert f"continue: cd /home/dev/invoicer && claude --resume {EXAMPLE_ID}" in out
+    assert f"undo: keepd undo {EXAMPLE_ID}" in out
+    assert main(["undo", EXAMPLE_ID]) == 0
+    assert "back to its 412,289 bytes" in capsys.readouterr().out
+
+
+def test_cli_errors_have_their_own_exit_codes(
+    example: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["cut", EXAMPLE_ID, "--at", "no-such-stop", "--no-summary"]) == 12
+    assert main(["cut", EXAMPLE_ID, "--no-summary"]) == 2  # neither --at nor --pick
+    assert main(["undo", EXAMPLE_ID]) == 13
+    capsys.readouterr()
+    assert main(["cut", str(example_session()), "--pick", "--no-summary"]) == 2
+    assert "copy it" in capsys.readouterr().err
+
+
+def test_dry_runs_show_and_write_nothing(
+    example: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data, mtime = example.read_bytes(), example.stat().st_mtime_ns
+    monkeypatch.setenv("PATH", "")  # no claude: the gist is shown
+    assert main(["cut", EXAMPLE_ID, "--at", "below~3", "--summarize", "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    assert "the summary (" in out and "keepd's extractive gist" in out
+    assert out.rstrip().endswith("dry run: nothing written")
+    assert main(["prune", EXAMPLE_ID, "--dry-run", "--notes"]) == 0
+    out = capsys.readouterr().out
+    assert "turn  what     score  tokens  prompt" in out and " recent " in out
+    assert example.read_bytes() == data and example.stat().st_mtime_ns == mtime
+
+
+def test_reading_commands_never_write_the_session(
+    example: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data, mtime = example.read_bytes(), example.stat().st_mtime_ns
+    for argv in (
+        ["report", EXAMPLE_ID],
+        ["report", EXAMPLE_ID, "--json", "--whole"],
+        ["note", EXAMPLE_ID],
+        ["sessions", "--all"],
+        ["show", EXAMPLE_ID, "--detail"],
+        ["cut", EXAMPLE_ID, "--at", "below~0", "--no-summary", "--dry-run"],
+    ):
+        assert main(argv) == 0, argv
+    capsys.readouterr()
+    assert example.read_bytes() == data and example.stat().st_mtime_ns == mtime
+    assert [p.name for p in example.parent.iterdir()] == [example.name]
