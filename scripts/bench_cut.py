@@ -53,7 +53,7 @@ def one(
     stats["plan ms"].append((planned - started) * 1000)
     stats["write+verify ms"].append((written - planned) * 1000)
     stats["share before"].append(plan.share_before)
-    stats["share after"].append(plan.share_after)
+    stats.setdefault(f"share after, {how}", []).append(plan.share_after)
     stats["mb"].append(len(before) / 1e6)
     return "ok" + (" (direct)" if outcome.rebuilt_directly else " (after next turn)")
 
@@ -68,7 +68,7 @@ def main() -> None:
     corpus = shared / "corpus" / "sessions"
     results: Counter[str] = Counter()
     stats: dict[str, list[float]] = {
-        k: [] for k in ("plan ms", "write+verify ms", "share before", "share after", "mb")
+        k: [] for k in ("plan ms", "write+verify ms", "share before", "mb")
     }
     service = Service()
     with tempfile.TemporaryDirectory() as folder:
