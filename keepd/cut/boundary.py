@@ -1,10 +1,4 @@
-"""Writes the compact_boundary line and the summary line as Claude Code does: compact JSON.
-
-Key order follows Claude Code 2.1.81's boundary lines in the corpus, with `type` moved to the
-front: Claude Code finds boundaries in large files by looking for `"compact_boundary"` in the
-first 256 bytes of a line that starts with `{"type":"system"` (sessions.md). Every corpus line
-is reproduced byte for byte by `orjson.dumps`, so its separators are Claude Code's.
-"""
+"""Writes the compact_boundary line and the summary line as Claude Code does: compact JSON."""
 
 from __future__ import annotations
 
@@ -51,7 +45,13 @@ def boundary_entry(
     fields: dict[str, Any],
     timestamp: str,
 ) -> dict[str, Any]:
-    """A manual compaction's boundary whose `preservedMessages` say what the model keeps."""
+    """A manual compaction's boundary whose `preservedMessages` say what the model keeps.
+
+    Keys follow Claude Code 2.1.81's boundaries in the corpus, with `type` moved to the front:
+    Claude Code finds boundaries in large files by looking for `"compact_boundary"` in the
+    first 256 bytes of a line that starts with `{"type":"system"` (sessions.md). `orjson`
+    writes every corpus line back byte for byte, so its separators are Claude Code's.
+    """
     meta = {
         "trigger": "manual",
         "preTokens": pre_tokens,

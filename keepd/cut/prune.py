@@ -1,10 +1,4 @@
-"""Prunes a context as the second seed does, with keepd's measure as the relevance score.
-
-The last K turns stay word for word (short-term memory). Each older turn scores the uses,
-in later turns, of the words it introduced (how much what came after leans on it), halved
-every `half_life` turns of age (working memory); the best W stay. The rest leave the context,
-with nothing in their place or a short notes message (long-term memory).
-"""
+"""Prunes a context as the second seed does, with keepd's measure as the relevance score."""
 
 from __future__ import annotations
 
@@ -56,7 +50,14 @@ def plan_prune(
     half_life: float = HALF_LIFE,
     force: bool = False,
 ) -> Plan:
-    """Keeps the recent turns and the best-scored older ones; the rest go."""
+    """Keeps the recent turns and the best-scored older ones; the rest go.
+
+    The last `keep_last` turns stay word for word (the seed's short-term memory). Each older
+    turn scores the uses, in later turns, of the words it introduced (how much what came
+    after leans on it), halved every `half_life` turns of age; the best `working` stay (its
+    working memory). The rest leave the context, with nothing in their place or, with
+    `notes`, a short notes message before the rest (its long-term memory).
+    """
     if keep_last < 1 or working < 0 or half_life <= 0:
         raise UsageError("--keep-last must be at least 1 and --working at least 0")
     turns = _choose(loaded, spans(loaded), keep_last, working, half_life)
