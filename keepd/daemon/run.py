@@ -148,6 +148,7 @@ class Daemon:
         self._closing.push_async_callback(self.server.close)
 
     def _signals(self, loop: asyncio.AbstractEventLoop) -> None:
+        loop.set_exception_handler(_loop_error)
         for number in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(number, self._stop.set)
         loop.add_signal_handler(signal.SIGHUP, self.reload)
@@ -246,6 +247,16 @@ class Daemon:
         task = asyncio.get_running_loop().create_task(work)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+
+
+def _loop_error(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+    """A broken connection left in a library's future (the D-Bus socket of a bus that went
+    away) is one line in the log; anything else keeps asyncio's report with its traceback."""
+    error = context.get("exception")
+    if isinstance(error, OSError):
+        log.warning("%s: %r", context.get("message", "asyncio"), error)
+        return
+    loop.default_exception_handler(context)
 
 
 def _unlink(path: Path) -> None:

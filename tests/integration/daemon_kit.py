@@ -44,7 +44,7 @@ BUS_CONFIG = """<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Config
  "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
 <busconfig>
   <type>session</type>
-  <listen>unix:dir={dir}</listen>
+  <listen>unix:path={path}</listen>
   <auth>EXTERNAL</auth>
   <policy context="default">
     <allow send_destination="*" eavesdrop="true"/>
@@ -68,9 +68,15 @@ def wait_until(check: Callable[[], Any], timeout: float = 15.0, step: float = 0.
     raise AssertionError(f"timed out after {timeout}s; last value {last!r}")
 
 
+SHORT_DIRS: list[Path] = []
+
+
 def short_dir(prefix: str = "kd") -> Path:
-    """A short private folder: Unix socket paths are limited to about 100 bytes."""
-    return Path(tempfile.mkdtemp(prefix=prefix, dir="/tmp"))
+    """A short private folder (Unix socket paths are limited to about 100 bytes), removed
+    after the test by the `short_dirs` fixture."""
+    folder = Path(tempfile.mkdtemp(prefix=prefix, dir="/tmp"))
+    SHORT_DIRS.append(folder)
+    return folder
 
 
 def need(*binaries: str) -> None:
@@ -258,15 +264,28 @@ class PrivateBus:
     def __init__(self) -> None:
         need("dbus-daemon")
         self.dir = short_dir("bus")
-        config = self.dir / "bus.conf"
-        config.write_text(BUS_CONFIG.format(dir=self.dir))
-        self.process = subprocess.Popen(
-            ["dbus-daemon", f"--config-file={config}", "--nofork", "--print-address=1"],
+        self.config = self.dir / "bus.conf"
+        self.config.write_text(BUS_CONFIG.format(path=self.dir / "bus"))
+        self.process = self._start()
+
+    def _start(self) -> subprocess.Popen[bytes]:
+        process = subprocess.Popen(
+            ["dbus-daemon", f"--config-file={self.config}", "--nofork", "--print-address=1"],
             stdout=subprocess.PIPE,
         )
-        assert self.process.stdout is not None
-        self.address = self.process.stdout.readline().decode().strip()
-        assert self.address.startswith("unix:"), self.address
+        assert process.stdout is not None
+        printed = process.stdout.readline().decode().strip()
+        assert printed.startswith("unix:path="), printed
+        self.address = printed.split(",")[0]  # no guid: as a login session's bus address
+        return process
+
+    def restart(self) -> None:
+        """A new bus at the same address, as after a logout or a crash of the bus."""
+        self.process.terminate()
+        self.process.wait(5)
+        with contextlib.suppress(FileNotFoundError):
+            (self.dir / "bus").unlink()
+        self.process = self._start()
 
     def close(self) -> None:
         self.process.terminate()

@@ -20,6 +20,7 @@ from keepd.cli_daemon import IN_PROCESS
 from keepd.paths import daemon_state_file, example_session, project_slug
 from tests.integration.daemon_kit import (
     EXAMPLE_ID,
+    Daemon,
     PrivateBus,
     StandIn,
     Tree,
@@ -208,3 +209,16 @@ def test_the_socket_refuses_other_users(tmp_path: Path) -> None:
         assert done.stdout.strip() in (b"b''", b"closed"), done
         assert "refused a client of uid 65534" in daemon.output()
         assert daemon.call("ping")["pong"] is True
+
+
+def test_systemd_readiness_status_and_watchdog(tmp_path: Path) -> None:
+    tree = make_tree(tmp_path, notify={"enabled": False})
+    tree.env["WATCHDOG_USEC"] = "200000"
+    daemon = Daemon(tree)
+    ready = daemon.start()
+    try:
+        assert ready.startswith("READY=1\nSTATUS=following 0 sessions")
+        daemon.listener.settimeout(5)
+        assert daemon.listener.recv(100) == b"WATCHDOG=1"
+    finally:
+        assert daemon.stop() == 0

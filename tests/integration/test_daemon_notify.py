@@ -241,3 +241,47 @@ def test_dunst_shows_it_and_a_click_opens_the_note(tmp_path: Path, bus: PrivateB
             assert daemon.call("status")["notices_sent"] == 1
     finally:
         dunst.close()
+
+
+def test_a_restarted_bus_gets_the_next_notice(tmp_path: Path, bus: PrivateBus) -> None:
+    tree = make_tree(tmp_path)
+    tree.env["DBUS_SESSION_BUS_ADDRESS"] = bus.address
+    first_server = StandIn(bus, tmp_path / "first.jsonl")
+    first, second = tree.session(), tree.session("5ec0nd00-0000-4000-8000-000000000000")
+    with running(tree) as daemon:
+        append(first, b"".join(example_lines()))
+        wait_until(first_server.calls)
+        first_server.close()
+        bus.restart()
+        assert bus.address == tree.env["DBUS_SESSION_BUS_ADDRESS"]
+        server = StandIn(bus, tmp_path / "second.jsonl")
+        try:
+            append(second, b"".join(example_lines()))
+            [notice] = wait_until(server.calls)
+            assert "below~19" in notice["body"]
+            assert daemon.call("status")["notices_sent"] == 2
+            assert_nothing_lost(daemon, second)
+        finally:
+            server.close()
+
+
+def test_no_notice_while_the_session_streams(tmp_path: Path, bus: PrivateBus) -> None:
+    tree = make_tree(tmp_path, notify={"debounce_seconds": 1.0})
+    tree.env["DBUS_SESSION_BUS_ADDRESS"] = bus.address
+    server = StandIn(bus, tmp_path / "calls.jsonl")
+    path = tree.session()
+    lines = example_lines()
+    at = crossing(lines)
+    try:
+        with running(tree) as daemon:
+            append(path, b"".join(lines[:at]))
+            for line in lines[at : at + 12]:
+                time.sleep(0.25)
+                append(path, line)
+                assert server.calls() == [], "a notice while lines were still coming"
+            stopped = time.monotonic()
+            wait_until(server.calls)
+            assert time.monotonic() - stopped >= 0.9
+            assert_nothing_lost(daemon, path)
+    finally:
+        server.close()
