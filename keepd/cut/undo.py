@@ -35,6 +35,8 @@ def undo(path: Path, *, force: bool = False) -> UndoOutcome:
                 "backup; it was rewritten, so truncating could lose data"
             )
         kept_after = _continued(path, record, current, force)
+        if path.stat().st_size != len(current):
+            raise UndoRefusedError(f"{path.name} grew while it was being undone; try again")
         _restore(path, record, before)
     return UndoOutcome(
         path=path,

@@ -16,7 +16,8 @@ from keepd.errors import SessionChangedError, WriteFailedError
 def apply(plan: Plan, *, force: bool = False) -> CutOutcome:
     """Appends the plan's lines to the session file and checks the context it rebuilds.
 
-    Any failure after the append truncates the file back to its bytes before it.
+    Any failure after the append truncates the file back to its bytes before it, unless
+    someone else wrote to it meanwhile: then it stays as it is, and so does the backup.
     """
     path = plan.snapshot.path
     with locked(backup.lock_file(path)):
@@ -26,11 +27,15 @@ def apply(plan: Plan, *, force: bool = False) -> CutOutcome:
         data, now = read_exact(path)
         refuse_if_changed(plan.snapshot, now)
         record = _start(path, data, now.mtime_ns, plan)
+        payload = _payload(data, plan.written.payload)
         try:
-            _append(path, plan.snapshot, _payload(data, plan.written.payload))
+            _append(path, plan.snapshot, payload)
             direct = verify(path, plan.written, plan.placement, plan.session_id)
+        except SessionChangedError:  # only raised before anything is written
+            backup.discard(path, record)
+            raise
         except BaseException:
-            _roll_back(path, data, record)
+            _roll_back(path, data, payload, record)
             raise
         info = path.stat()
         backup.finish(path, record, info.st_size, file_sha256(path), info.st_mtime_ns)
@@ -88,17 +93,21 @@ def truncate(path: Path, size: int, mtime_ns: int | None = None) -> None:
         os.utime(path, ns=(path.stat().st_atime_ns, mtime_ns))
 
 
-def _roll_back(path: Path, data: bytes, record: backup.Record) -> None:
-    """Restores the bytes before the append; the backup stays if they cannot be confirmed."""
+def _roll_back(path: Path, data: bytes, payload: bytes, record: backup.Record) -> None:
+    """Takes back what keepd appended (all or part of `payload`), and nothing else.
+
+    If the file holds anything but `data` and a piece of `payload`, someone else wrote to it:
+    it is left alone, and the backup stays for `keepd undo` or by hand.
+    """
+    copy = record.backup(backup.record_dir(path))
     try:
-        if path.stat().st_size != len(data):
+        current = path.read_bytes()
+        ours = current.startswith(data) and payload.startswith(current[len(data) :])
+        if ours and len(current) > len(data):
             truncate(path, len(data), record.mtime_before_ns)
-        restored = path.read_bytes() == data
+        restored = ours and path.read_bytes() == data
     except OSError:
         restored = False
     if not restored:
-        folder = backup.record_dir(path)
-        raise WriteFailedError(
-            f"{path} could not be restored; its copy is {record.backup(folder)} (keepd undo)"
-        )
+        raise WriteFailedError(f"{path} was left as it is after a failed cut; the copy: {copy}")
     backup.discard(path, record)

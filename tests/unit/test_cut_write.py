@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -19,6 +20,7 @@ from keepd.errors import (
     SessionBusyError,
     SessionChangedError,
     UndoRefusedError,
+    WriteFailedError,
 )
 from tests.cut_kit import age, context, continued, unpaired
 from tests.unit.cut_sessions import conversation, write_session
@@ -90,6 +92,42 @@ def test_a_failed_check_rolls_the_append_back(
         apply(_plan(session))
     assert session.read_bytes() == before and session.stat().st_mtime_ns == mtime
     assert not backup.records(session)
+
+
+def test_a_partial_append_is_taken_back(session: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    before = session.read_bytes()
+    real_write = os.write
+
+    def half(fd: int, data: bytes) -> int:
+        """Writes half of the boundary's append (only), as a full disk might."""
+        if bytes(data[:300]).startswith(b'{"type":"system"'):
+            return real_write(fd, data[: len(data) // 2])
+        return real_write(fd, data)
+
+    monkeypatch.setattr(os, "write", half)
+    with pytest.raises(WriteFailedError, match="only"):
+        apply(_plan(session))
+    assert session.read_bytes() == before and not backup.records(session)
+
+
+def test_a_write_by_someone_else_during_the_cut_is_left_alone(
+    session: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    theirs = b'{"type":"user","uuid":"theirs"}\n'
+
+    def intrude(path: Path, *_: object) -> bool:
+        with path.open("ab") as handle:
+            handle.write(theirs)
+        raise CutNotVerifiedError("rebuilds something else")
+
+    monkeypatch.setattr("keepd.cut.write.verify", intrude)
+    plan = _plan(session)
+    before = session.read_bytes()
+    with pytest.raises(WriteFailedError, match="left as it is"):
+        apply(plan)
+    assert session.read_bytes() == before + plan.written.payload + theirs
+    (record,) = backup.records(session)
+    assert record.backup(backup.record_dir(session)).read_bytes() == before
 
 
 def test_cuts_stack_and_undo_one_at_a_time(session: Path) -> None:
