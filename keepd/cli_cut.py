@@ -58,7 +58,9 @@ def _session(parser: argparse.ArgumentParser) -> None:
 def _writing(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--force", action="store_true", help="even if the session seems in use")
     parser.add_argument("--dry-run", action="store_true", help="show the change, write nothing")
-    parser.add_argument("--window", type=int, help="context window in tokens (default: 200k)")
+    parser.add_argument(
+        "--window", type=int, metavar="TOKENS", help="context window in tokens (default: 200k)"
+    )
 
 
 def _cut(args: argparse.Namespace) -> int:

@@ -58,8 +58,10 @@ def read_summary_file(path: Path) -> str:
 
 
 def checked(text: str, origin: str) -> str:
+    """The text, stripped; an empty summary is an error that says what else to do."""
     if not text.strip():
-        raise SummaryError(f"the summary from {origin} is empty")
+        hint = " (or --summary-file F, --summarize, --no-summary)" if origin == "stdin" else ""
+        raise SummaryError(f"the summary from {origin} is empty{hint}")
     return text.strip()
 
 

@@ -187,6 +187,34 @@ def test_a_registered_running_session_is_refused(
     assert main(["undo", EXAMPLE_ID]) == 0 and example.read_bytes() == data
 
 
+def test_a_real_transcript_in_use_or_changed_is_refused(
+    shared: Path, root: Path, tmp_path: Path
+) -> None:
+    """The refusals again, on a copy of a corpus session rather than the generated example."""
+    source = shared / "corpus" / "sessions" / "entireio__cli__72_0c20f08988_0_full.jsonl"
+    path = quiet_copy(source, tmp_path / "real.jsonl")
+    data, service = path.read_bytes(), Service()
+    session_id = service.report(str(path)).analysis.session_id
+    assert session_id is not None
+    plan = service.plan_cut(str(path), pick=True, placement="last")
+    if Path("/proc/self/fd").is_dir():
+        with holding_open(path), pytest.raises(SessionBusyError, match="holds"):
+            service.write_cut(plan)
+    with live_process() as pid:
+        entry = register(root, pid, session_id)
+        with pytest.raises(SessionBusyError, match=f"pid {pid}"):
+            service.write_cut(plan)
+    entry.unlink()
+    assert path.read_bytes() == data
+    line = b'{"type":"queue-operation","operation":"enqueue"}\n'
+    with path.open("ab") as handle:
+        handle.write(line)
+    age(path)
+    with pytest.raises(SessionChangedError):
+        service.write_cut(plan)
+    assert path.read_bytes() == data + line
+
+
 def test_a_session_written_a_moment_ago_is_refused(example: Path) -> None:
     example.touch()
     assert main(["cut", EXAMPLE_ID, "--pick", "--no-summary"]) == 8
