@@ -125,10 +125,7 @@ def analyse_state(
     blocks: list[BlockInfo] = []
     words: list[WordInfo] = []
     if target is not None and state.index.detail:
-        stop_index = branch.stops[target]
-        blocks = _blocks(branch, blocks_before(state.index, stop_index))
-        ignored = _path_words(state.tree.cwd)
-        words = _words(branch, borrowed_words(state.index, stop_index, ignore=ignored))
+        blocks, words = guidance_at(state, branch.stops[target])
     return Analysis(
         session_id=state.tree.session_id,
         path=path,
@@ -147,6 +144,18 @@ def analyse_state(
         borrowed_words=words,
         sidechain_only=state.tree.sidechain_only and bool(branch.messages),
     )
+
+
+def guidance_at(state: SessionState, index: int) -> tuple[list[BlockInfo], list[WordInfo]]:
+    """What a summary of messages 0..index-1 must keep: the six blocks and the borrowed words.
+
+    Needs an index that keeps per-use detail (not a compact state).
+    """
+    branch = state.branch()
+    blocks = _blocks(branch, blocks_before(state.index, index))
+    ignored = _path_words(state.tree.cwd)
+    words = _words(branch, borrowed_words(state.index, index, ignore=ignored))
+    return blocks, words
 
 
 def _target(grading: Grading) -> int | None:

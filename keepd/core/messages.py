@@ -76,7 +76,8 @@ class Node:
     session_id: str | None = None
     cwd: str | None = None
     quote: str = ""
-    tool_results: tuple[str, ...] = ()
+    tool_results: tuple[str, ...] = ()  # ids of the tool calls this message answers
+    tool_calls: tuple[str, ...] = ()  # ids of the tool calls this message makes
     words: Sequence[str] = ()
     text: str = ""  # counted text not yet split into words
 
@@ -163,6 +164,7 @@ def _fill_message(node: Node, entry: Entry, policy: TextPolicy) -> None:
     node.images = text.images
     node.text = " ".join(text.counted)
     node.tool_results = tuple(text.results)
+    node.tool_calls = tuple(text.calls)
     if node.kind == "assistant":
         _fill_assistant(node, entry, message)
     else:
@@ -184,6 +186,7 @@ class _Text:
         self.counted: list[str] = []
         self.prompt: list[str] = []
         self.results: list[str] = []
+        self.calls: list[str] = []
         self.chars = 0
         self.images = 0
 
@@ -194,6 +197,7 @@ class _Text:
             if self.text_category == "prompt":
                 self.prompt.append(_cut(block.get("text"), QUOTE_CHARS * 4))
         elif kind == "tool_use":
+            self.calls.append(str(block.get("id")))
             self._add("tool_call", block.get("input"))
         elif kind == "tool_result":
             self.results.append(str(block.get("tool_use_id")))

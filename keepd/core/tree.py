@@ -36,9 +36,22 @@ class _Relink:
 
     def escapes(self, parent: Node) -> bool:
         """A walk that reaches an older entry that was not kept is taken to the anchor."""
-        if self.boundary is None or self.anchor is None or not self.kept:
+        if self.boundary is None or self.landing is None:
             return False
         return parent.pos < self.boundary.pos and parent.pos not in self.kept
+
+    def start(self, leaf: Node) -> Node:
+        """Where the walk starts: the leaf, unless the relinked context ends below it.
+
+        With nothing written after a partial compaction yet, the newest message is the
+        anchor (a summary first) or an entry the boundary left out; the context then ends
+        at the last preserved entry, or at the anchor when none was preserved.
+        """
+        if self.landing is None or self.boundary is None:
+            return leaf
+        if leaf is self.anchor or self.escapes(leaf):
+            return self.landing
+        return leaf
 
 
 class Tree:
@@ -110,7 +123,7 @@ class Tree:
             kept = [n for n in self._pull_in(chain) if not n.is_compact_summary]
             return _branch(kept, boundary=None)
         relink = self._relink_plan()
-        chain = self._walk(leaf, relink, through_boundaries=False)
+        chain = self._walk(relink.start(leaf), relink, through_boundaries=False)
         boundary = chain[0] if chain[0].boundary is not None else None
         inside = [node.pos in relink.kept for node in chain]
         if not any(inside):
@@ -126,9 +139,12 @@ class Tree:
         if boundary is None or boundary.boundary is None or boundary.uuid is None:
             return _Relink()
         preserved = self._preserved(boundary.boundary)
-        if not preserved:
+        if preserved is None:
             return _Relink(boundary=boundary)
         anchor = boundary.boundary.anchor or boundary.uuid
+        if not preserved:  # an empty context: what follows hangs under the anchor itself
+            node = self.by_uuid.get(anchor)
+            return _Relink(boundary, node, {}, frozenset(), node)
         previous = [anchor, *(node.uuid for node in preserved[:-1])]
         links = {
             node.uuid: prev

@@ -3,7 +3,6 @@ touched, how each piece of it ended, and the words the kept part still borrows f
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import PurePath
@@ -11,9 +10,9 @@ from typing import Any
 
 import orjson
 
-from keepd.core.analysis import Analysis, BlockInfo, WordInfo
+from keepd.core.analysis import Analysis
 from keepd.cut.load import Loaded
-from keepd.report.instructions import group_text, short, turn_of, word_groups
+from keepd.report.instructions import group_text, short, word_groups
 
 PROMPTS_SHOWN = 40
 FILES_SHOWN = 25
@@ -25,34 +24,13 @@ _PATH_KEYS = ("file_path", "notebook_path")
 
 def analysis_at(loaded: Loaded, index: int) -> Analysis:
     """The analysis with its blocks and borrowed words measured at message `index`."""
-    from keepd.core.blocks import blocks_before, borrowed_words
+    from keepd.core.analysis import guidance_at
 
     base = loaded.analysis
     stop = next((s for s in base.stops if s.index == index), None)
-    ignore = frozenset(p.lower() for p in re.split(r"[^A-Za-z0-9_]+", base.project or "") if p)
-    words = borrowed_words(loaded.state.index, index, ignore=ignore)
-    blocks = blocks_before(loaded.state.index, index)
-    at = replace(base, pick=stop.uuid if stop else None, trade=[], blocks=[], borrowed_words=[])
-    return replace(
-        at,
-        blocks=[_block(at, b.first, b.last, b.borrowed, b.share) for b in blocks],
-        borrowed_words=[
-            WordInfo(w.word, w.uses, w.first, loaded.branch.messages[w.first].uuid) for w in words
-        ],
-    )
-
-
-def _block(at: Analysis, first: int, last: int, borrowed: int, share: float) -> BlockInfo:
-    turn = turn_of(at, first)
-    return BlockInfo(
-        first=first,
-        last=last,
-        first_uuid=turn.uuid if turn else None,
-        borrowed=borrowed,
-        share=round(share, 4),
-        side_trip=share < 0.05,
-        quote=turn.quote if turn else "",
-    )
+    blocks, words = guidance_at(loaded.state, index)
+    pick = stop.uuid if stop else None
+    return replace(base, pick=pick, trade=[], blocks=blocks, borrowed_words=words)
 
 
 def gist(loaded: Loaded, end: int) -> str:

@@ -16,11 +16,10 @@ from keepd.cut.model import Placement, Written
 from keepd.errors import CutNotVerifiedError, UnsafeCutError
 
 PROBE_UUID = "keepd-probe-of-the-next-turn"
-# Placements whose context keepd's reader rebuilds as soon as the lines are written. With the
-# summary first (the anchor) or an empty context, Claude Code's loader starts from the
-# anchor's last descendant, but keepd's reader starts from the newest message in the file (the
-# summary, or the old tip): it agrees once the next turn is written under the context's tail.
-DIRECT = frozenset({Placement.LAST, Placement.NONE})
+# Placements whose context keepd's reader rebuilds as soon as the lines are written: all of
+# them, since the reader starts, as the loader does, from the anchor's last descendant when
+# nothing has been written under the relinked context yet.
+DIRECT = frozenset(Placement)
 
 
 def check_kept(loaded: Loaded, kept: Sequence[str], *, allow_open_calls: bool = False) -> None:

@@ -458,3 +458,22 @@ def test_parallel_tool_calls_after_a_partial_compaction_are_pulled_in() -> None:
     ]
     branch = _branch(entries)
     assert _ids(branch) == ["S", "A2a", "A2b", "U3", "A3a", "A3b", "R1", "R2", "A4"]
+
+
+def test_summary_first_with_nothing_after_it_yet_ends_at_the_last_preserved() -> None:
+    # A cut just written: boundary, then the summary as the anchor, no next turn yet. The
+    # loader starts from the anchor's last descendant: the last preserved message.
+    entries = [
+        *_last_response_split(),
+        compact_boundary("B", "A2b", preserved=("S", ["U2", "A2a", "A2b"])),
+        compact_summary("S", "B", full=False),
+    ]
+    assert _ids(_branch(entries)) == ["S", "U2", "A2a", "A2b"]
+
+
+def test_an_empty_preserved_list_empties_the_context() -> None:
+    entries = [*_last_response_split(), compact_boundary("B", "A2b", preserved=("B", []))]
+    assert _ids(_branch(entries)) == []
+    following = [*entries, user("U3", "B", "start afresh")]
+    assert _ids(_branch(following)) == ["U3"]
+    assert _stop_ids(_branch(following)) == ["U3"]
