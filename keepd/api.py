@@ -55,9 +55,14 @@ def analyse_texts(texts: Sequence[str], *, tuning: Tuning = DEFAULT_TUNING) -> A
     >>> [stop.below for stop in result.stops]
     [2, 1, 0]
     """
+    return analyse_state(text_state(texts), tuning=tuning)
+
+
+def text_state(texts: Sequence[str]) -> SessionState:
+    """A session state holding plain messages, oldest first, every one a stop."""
     state = SessionState(Scope.WHOLE)
     state.add_nodes([_text_node(i, text) for i, text in enumerate(texts)])
-    return analyse_state(state, tuning=tuning)
+    return state
 
 
 def _text_node(i: int, text: str) -> Node:

@@ -88,6 +88,17 @@ def grade(curve: Curve, frees: FloatArray, tuning: Tuning = DEFAULT_TUNING) -> G
     return Grading(wiggle, eligible.tolist(), zones, pick, trade)
 
 
+def multiples(curve: Curve, frees: FloatArray, tuning: Tuning = DEFAULT_TUNING) -> FloatArray:
+    """Every stop's height in wiggles, NaN where it is not eligible: what zones are graded on."""
+    eligible = _eligible(curve, frees, tuning)
+    wiggle = _wiggle(curve.sc[eligible])
+    if not np.isfinite(wiggle):
+        return np.full(len(curve), np.nan)
+    out = _heights(curve, tuning) / wiggle
+    out[~eligible] = np.nan
+    return out
+
+
 def _eligible(curve: Curve, frees: FloatArray, tuning: Tuning) -> np.ndarray:
     """Stops that free something and keep enough words to be measured (the floor)."""
     total = int(curve.kept[0]) if len(curve) else 0
