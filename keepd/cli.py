@@ -87,6 +87,9 @@ def _parser() -> argparse.ArgumentParser:
     from keepd.cli_cut import add_commands as add_cut_commands
 
     add_cut_commands(commands)
+    from keepd.cli_service import add_commands as add_service_commands
+
+    add_service_commands(commands)
     return parser
 
 

@@ -78,6 +78,13 @@ class DaemonUnavailableError(DaemonError):
     exit_code = 69
 
 
+class ServiceError(KeepdError):
+    """Installing, removing or asking the login service failed (systemd or launchd said no)."""
+
+    title = "service"
+    exit_code = 71
+
+
 class ProtocolError(KeepdError):
     """A request or reply that breaks the socket protocol; `code` is sent on the wire."""
 

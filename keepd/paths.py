@@ -106,3 +106,20 @@ def daemon_state_file() -> Path:
 def log_file() -> Path:
     """The daemon's log file where no journal collects stderr (launchd)."""
     return Path(_platform_dirs().user_log_dir) / "keepd.log"  # type: ignore[attr-defined]
+
+
+def systemd_user_dir() -> Path:
+    """Where systemd's user manager looks for the user's own units."""
+    base = os.environ.get("XDG_CONFIG_HOME", "").strip()
+    return (Path(base) if base else Path.home() / ".config") / "systemd" / "user"
+
+
+def launch_agents_dir() -> Path:
+    """Where launchd looks for the user's agents (macOS)."""
+    return Path.home() / "Library" / "LaunchAgents"
+
+
+def service_writable() -> list[Path]:
+    """Every folder the daemon (or `keepd cut`) may write: keepd's own, and the Claude roots."""
+    own = [data_dir(), notes_dir(), state_dir(), cuts_dir(), log_file().parent, runtime_dir()]
+    return [*own, *claude_roots()]

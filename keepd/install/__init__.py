@@ -1,0 +1,1 @@
+"""Installing keepd as a login service (systemd, launchd) and checking the machine (doctor)."""

@@ -1,0 +1,187 @@
+"""`keepd service install|uninstall|status|files` against a recording stand-in for systemctl and
+launchctl, in the test's own HOME; and the rendered units checked by `systemd-analyze verify`."""
+
+from __future__ import annotations
+
+import io
+import os
+import plistlib
+import shutil
+import subprocess
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+
+from keepd.install import ops
+from keepd.install.actions import Done, Runner
+from keepd.install.command import Command
+from keepd.install.launchd import Launchd
+from keepd.install.render import Extras
+from keepd.install.systemd import Systemd
+from keepd.paths import launch_agents_dir, notes_dir, systemd_user_dir
+
+KEEPD = Command((sys.executable, "-m", "keepd"), "test")
+SHOWN_ACTIVE = (
+    "Id=keepd.socket\nLoadState=loaded\nActiveState=active\nSubState=listening\n"
+    "UnitFileState=enabled\nFragmentPath={dir}/keepd.socket\n\n"
+    "Id=keepd.service\nLoadState=loaded\nActiveState=active\nSubState=running\n"
+    "UnitFileState=enabled\nMainPID=4242\nNRestarts=0\nStatusText=following 3 sessions\n"
+    "FragmentPath={dir}/keepd.service\n"
+)
+
+
+class Recorder(Runner):
+    """Answers like a manager that has (or has not) loaded keepd, and records every call."""
+
+    def __init__(self, active: bool = False) -> None:
+        self.calls: list[tuple[str, ...]] = []
+        self.active = active
+
+    def __call__(self, argv: Sequence[str]) -> Done:
+        call = tuple(argv)
+        self.calls.append(call)
+        if call[:3] == ("systemctl", "--user", "show") and self.active:
+            return Done(0, SHOWN_ACTIVE.format(dir=systemd_user_dir()))
+        if call[:3] == ("systemctl", "--user", "show"):
+            return Done(0, "Id=keepd.socket\nLoadState=not-found\n\nId=keepd.service\n")
+        if call[:2] == ("launchctl", "print"):
+            return Done(0, "\tstate = running\n\tpid = 77\n") if self.active else Done(113)
+        return Done(0)
+
+    def ran(self) -> list[tuple[str, ...]]:
+        reads = ("show", "show-environment", "print", "is-system-running")
+        return [call for call in self.calls if not set(call[1:3]) & set(reads)]
+
+
+@pytest.fixture(autouse=True)
+def no_waiting(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(ops, "READY_SECONDS", 0.2)
+    monkeypatch.delenv("DBUS_SESSION_BUS_ADDRESS", raising=False)
+
+
+def test_dry_run_prints_and_writes_nothing(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "keepd", "service", "install", "--dry-run", "--manager", "systemd"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert "would write " + str(systemd_user_dir() / "keepd.service") in done.stdout
+    script = Path(sys.executable).parent / "keepd"  # the console script beside this Python
+    assert f"    ExecStart={script} run" in done.stdout
+    assert "would run: systemctl --user enable --now keepd.socket keepd.service" in done.stdout
+    assert not systemd_user_dir().exists() and not notes_dir().exists()
+
+
+def test_systemd_install_is_idempotent_and_restarts_on_change() -> None:
+    runner = Recorder()
+    out = io.StringIO()
+    code = ops.install(Systemd(runner), KEEPD, Extras(), out, socket=True, dry=False)
+    assert code != 0  # nothing answers on the socket: said so, not hidden
+    assert "does not answer" in out.getvalue()
+    unit = systemd_user_dir() / "keepd.service"
+    assert f"ExecStart={sys.executable} -m keepd run" in unit.read_text()
+    assert (systemd_user_dir() / "keepd.socket").exists()
+    assert notes_dir().is_dir() and oct(notes_dir().stat().st_mode & 0o777) == "0o700"
+    assert runner.ran() == [
+        ("systemctl", "--user", "daemon-reload"),
+        ("systemctl", "--user", "enable", "--now", "keepd.socket", "keepd.service"),
+    ]
+    again = Recorder(active=True)
+    out = io.StringIO()
+    ops.install(Systemd(again), KEEPD, Extras(), out, socket=True, dry=False)
+    assert f"unchanged {unit}" in out.getvalue()
+    assert ("systemctl", "--user", "restart", "keepd.service") not in again.calls
+    other = Command(("/bin/sh",), "test")
+    changed = Recorder(active=True)
+    ops.install(Systemd(changed), other, Extras(), io.StringIO(), socket=False, dry=False)
+    assert changed.ran()[-1] == ("systemctl", "--user", "restart", "keepd.service")
+    assert ("systemctl", "--user", "disable", "--now", "keepd.socket") in changed.calls
+    assert not (systemd_user_dir() / "keepd.socket").exists()
+
+
+def test_the_bus_address_is_imported_only_where_needed(monkeypatch: pytest.MonkeyPatch) -> None:
+    runtime = os.environ["XDG_RUNTIME_DIR"]
+    standard = {"DBUS_SESSION_BUS_ADDRESS": f"unix:path={runtime}/bus", "XDG_RUNTIME_DIR": runtime}
+    assert Systemd(Recorder(), standard).bus_import() == []
+    odd = {"DBUS_SESSION_BUS_ADDRESS": "unix:abstract=/tmp/dbus-x,guid=1"}
+    monkeypatch.setattr(shutil, "which", lambda name: f"/usr/bin/{name}")
+    steps = Systemd(Recorder(), odd).bus_import()
+    assert [step.argv for step in steps] == [  # type: ignore[union-attr]
+        ("dbus-update-activation-environment", "--systemd", "DBUS_SESSION_BUS_ADDRESS")
+    ]
+
+
+def test_systemd_uninstall_leaves_only_the_data() -> None:
+    ops.install(Systemd(Recorder()), KEEPD, Extras(), io.StringIO(), socket=True, dry=False)
+    note = notes_dir() / "abc.html"
+    note.write_text("a note")
+    runner = Recorder(active=True)
+    out = io.StringIO()
+    assert ops.uninstall(Systemd(runner), out, dry=False) == 0
+    assert not list(systemd_user_dir().iterdir())
+    disable = ("systemctl", "--user", "disable", "--now", "keepd.service", "keepd.socket")
+    assert runner.ran()[0] == disable
+    assert f"notes: {notes_dir()}" in out.getvalue() and note.exists()
+    out = io.StringIO()
+    ops.uninstall(Systemd(Recorder()), out, dry=False)
+    assert "not installed" in out.getvalue()
+
+
+def test_launchd_install_and_uninstall() -> None:
+    runner = Recorder()
+    out = io.StringIO()
+    ops.install(Launchd(runner), KEEPD, Extras(), out, socket=True, dry=False)
+    plist = launch_agents_dir() / "org.keepd.daemon.plist"
+    data = plistlib.loads(plist.read_bytes())
+    assert data["ProgramArguments"] == [*KEEPD.argv, "run"]
+    uid = os.getuid()
+    assert runner.ran() == [
+        ("launchctl", "enable", f"gui/{uid}/org.keepd.daemon"),
+        ("launchctl", "bootstrap", f"gui/{uid}", str(plist)),
+    ]
+    assert Launchd(Recorder(active=True)).status().pid == 77
+    runner = Recorder(active=True)
+    ops.uninstall(Launchd(runner), io.StringIO(), dry=False)
+    assert runner.ran()[0] == ("launchctl", "bootout", f"gui/{uid}/org.keepd.daemon")
+    assert not plist.exists()
+
+
+def test_status_reads_systemctl_show() -> None:
+    state = Systemd(Recorder(active=True)).status()
+    assert state.running and state.enabled and state.pid == 4242
+    assert "following 3 sessions" in state.detail and "keepd.socket listening" in state.detail
+    missing = Systemd(Recorder()).status()
+    assert not missing.installed and missing.state == "not installed"
+
+
+def test_files_for_packagers_pass_systemd_analyze_verify(tmp_path: Path) -> None:
+    out = tmp_path / "units"
+    argv = ["service", "files", str(out), "--manager", "systemd", "--command", sys.executable]
+    subprocess.run([sys.executable, "-m", "keepd", *argv], check=True, capture_output=True)
+    assert sorted(path.name for path in out.iterdir()) == ["keepd.service", "keepd.socket"]
+    if shutil.which("systemd-analyze") is None:
+        pytest.skip("systemd-analyze is not installed")
+    runtime = tmp_path / "rt"
+    runtime.mkdir(mode=0o700)
+    units = [str(out / "keepd.service"), str(out / "keepd.socket")]
+    done = subprocess.run(
+        ["systemd-analyze", "verify", "--user", *units],
+        env={**os.environ, "XDG_RUNTIME_DIR": str(runtime)},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    broken = out / "keepd.service"
+    broken.write_text(broken.read_text().replace("Type=notify", "Type=notifyy"))
+    done = subprocess.run(
+        ["systemd-analyze", "verify", "--user", str(broken)],
+        env={**os.environ, "XDG_RUNTIME_DIR": str(runtime)},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert "notifyy" in done.stderr  # a typo only warns: stderr is what tells

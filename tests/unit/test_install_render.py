@@ -1,0 +1,156 @@
+"""The service templates filled in: the systemd units, the launchd plist, the command found."""
+
+from __future__ import annotations
+
+import os
+import plistlib
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+from keepd.errors import ServiceError
+from keepd.install import command as found
+from keepd.install.command import Command, command_problem, resolve_command
+from keepd.install.render import (
+    PLIST,
+    SERVICE,
+    SOCKET,
+    Extras,
+    machine_extras,
+    render_plist,
+    render_service,
+    render_socket,
+    template,
+)
+
+KEEPD = Command(("/opt/keepd/bin/keepd",), "test")
+
+
+def test_every_template_is_shipped_with_the_package() -> None:
+    for name in (SERVICE, SOCKET, PLIST):
+        assert template(name).strip()
+    source = Path(__file__).resolve().parents[2] / "service"
+    for name in (SERVICE, SOCKET, PLIST):
+        assert (source / name).read_text() == template(name)
+
+
+def test_the_service_unit() -> None:
+    text = render_service(KEEPD, Extras())
+    lines = text.splitlines()
+    for line in (
+        "Type=notify",
+        "ExecStart=/opt/keepd/bin/keepd run",
+        "Restart=on-failure",
+        "NoNewPrivileges=yes",
+        "ProtectSystem=strict",
+        "ProtectHome=read-only",
+        "PrivateTmp=yes",
+        "RuntimeDirectory=keepd",
+        "WantedBy=default.target",
+    ):
+        assert line in lines, line
+    assert any(line.startswith("WatchdogSec=") for line in lines)
+    writable = next(line for line in lines if line.startswith("ReadWritePaths="))
+    for folder in ("%h/.local/share/keepd", "%h/.local/state/keepd", "%h/.claude"):
+        assert f"-{folder}" in writable.split("=", 1)[1].split()
+    assert not re.search(r"@[A-Z_]+@", text)
+
+
+def test_the_socket_unit() -> None:
+    lines = render_socket().splitlines()
+    assert "ListenStream=%t/keepd/keepd.sock" in lines
+    assert "SocketMode=0600" in lines
+    assert "WantedBy=sockets.target" in lines
+
+
+def test_odd_paths_are_quoted_and_escaped() -> None:
+    odd = Command(("/home/a b/100%/py$thon", "-m", "keepd"), "test")
+    extras = Extras({"CLAUDE_CONFIG_DIR": "/x y/claude"}, [Path("/data/my notes")])
+    lines = render_service(odd, extras).splitlines()
+    assert 'ExecStart="/home/a b/100%%/py$$thon" -m keepd run' in lines
+    assert 'Environment="CLAUDE_CONFIG_DIR=/x y/claude"' in lines
+    assert 'ReadWritePaths=-"/data/my notes"' in lines
+
+
+def test_the_machine_adds_what_the_template_misses(monkeypatch: pytest.MonkeyPatch) -> None:
+    home = Path(os.environ["HOME"])
+    assert machine_extras() == Extras({}, [])
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", "/srv/claude-a,/srv/claude-b")
+    monkeypatch.setenv("KEEPD_NOTES_DIR", str(home / ".local/share/keepd/elsewhere"))
+    extras = machine_extras()
+    assert extras.environment == {
+        "CLAUDE_CONFIG_DIR": "/srv/claude-a,/srv/claude-b",
+        "KEEPD_NOTES_DIR": str(home / ".local/share/keepd/elsewhere"),
+    }
+    assert extras.writable == [Path("/srv/claude-a"), Path("/srv/claude-b")]
+
+
+def test_the_launchd_plist_parses_with_the_keys_launchd_needs(tmp_path: Path) -> None:
+    odd = Command(("/Users/me/.local/bin/keepd",), "test")
+    extras = Extras({"CLAUDE_CONFIG_DIR": "/Users/me/claude"})
+    data = plistlib.loads(render_plist(odd, extras, tmp_path / "Logs" / "keepd"))
+    assert data["Label"] == "org.keepd.daemon"
+    assert data["ProgramArguments"] == ["/Users/me/.local/bin/keepd", "run"]
+    assert all(Path(arg).is_absolute() for arg in data["ProgramArguments"][:1])
+    assert data["RunAtLoad"] is True
+    assert data["KeepAlive"] == {"SuccessfulExit": False}
+    assert isinstance(data["ThrottleInterval"], int) and data["ThrottleInterval"] >= 10
+    assert data["ProcessType"] == "Background"
+    path = data["EnvironmentVariables"]["PATH"].split(":")
+    assert path[0] == "/Users/me/.local/bin" and "/usr/bin" in path
+    assert data["EnvironmentVariables"]["CLAUDE_CONFIG_DIR"] == "/Users/me/claude"
+    for key in ("StandardOutPath", "StandardErrorPath"):
+        assert data[key] == str(tmp_path / "Logs" / "keepd" / "launchd.log")
+    module = Command(("/usr/bin/python3", "-m", "keepd"), "test")
+    data = plistlib.loads(render_plist(module, Extras(), tmp_path))
+    assert data["ProgramArguments"] == ["/usr/bin/python3", "-m", "keepd", "run"]
+
+
+def _script(folder: Path, name: str = "keepd") -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    script = folder / name
+    script.write_text("#!/bin/sh\n")
+    script.chmod(0o755)
+    return script
+
+
+def test_the_command_as_pipx_and_uv_install_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """pipx and `uv tool` link ~/.local/bin/keepd into their venv: the link is kept."""
+    real = _script(tmp_path / "pipx" / "venvs" / "keepd" / "bin")
+    link = tmp_path / "bin" / "keepd"
+    link.parent.mkdir()
+    link.symlink_to(real)
+    monkeypatch.setattr(sys, "argv", [str(link), "service", "install"])
+    assert resolve_command().argv == (str(link),)
+    monkeypatch.setenv("PATH", str(link.parent))
+    monkeypatch.setattr(sys, "argv", ["keepd", "service", "install"])
+    assert resolve_command().argv == (str(link),)
+
+
+def test_the_command_beside_python_or_python_m(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    venv = tmp_path / "venv" / "bin"
+    python = _script(venv, "python")
+    monkeypatch.setattr(sys, "argv", ["/x/keepd/__main__.py", "service"])
+    monkeypatch.setattr(sys, "executable", str(python))
+    assert resolve_command().argv == (str(python), "-m", "keepd")
+    script = _script(venv)
+    assert resolve_command().argv == (str(script),)
+    assert resolve_command(str(script)).how == "given with --command"
+    with pytest.raises(ServiceError):
+        resolve_command("no-such-keepd-command")
+
+
+def test_problems_with_a_command(tmp_path: Path) -> None:
+    assert command_problem(Command((str(tmp_path / "none"),), "test"))
+    assert command_problem(Command((sys.executable,), "test")) is None
+    if not tmp_path.is_relative_to("/tmp"):
+        pytest.skip("tmp_path is not under /tmp")
+    problem = command_problem(Command((str(_script(tmp_path / "bin")),), "test"))
+    assert problem is not None and "PrivateTmp" in problem
+    assert Path("/tmp") in found.HIDDEN
