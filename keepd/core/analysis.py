@@ -14,7 +14,7 @@ from keepd.core.curve import Curve, FloatArray, curve
 from keepd.core.grade import DEFAULT_TUNING, Grading, Tuning, Zone, grade
 from keepd.core.messages import Node
 from keepd.core.session import SessionState
-from keepd.core.tokens import ContextUse, context_use, freed_shares, message_tokens
+from keepd.core.tokens import ContextUse, context_use, freed_shares
 from keepd.core.tree import Branch
 
 SCHEMA_VERSION = 1
@@ -115,7 +115,7 @@ def analyse_state(
 ) -> Analysis:
     """The analysis of what `state` has read so far."""
     branch = state.branch()
-    tokens, estimated = message_tokens(branch.messages)
+    tokens, estimated = state.ledger.tokens, state.ledger.estimated
     frees = freed_shares(tokens, branch.stops)
     points = curve(state.index, branch.stops)
     grading = grade(points, frees, tuning)

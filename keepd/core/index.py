@@ -23,25 +23,25 @@ IntArray = npt.NDArray[np.int64]
 _SMALL_BATCH = 64
 
 
-class _Growable:
-    """An int64 array with amortised O(1) appends."""
+class Growable:
+    """A numpy array with amortised O(1) appends (int64 unless told otherwise)."""
 
-    def __init__(self) -> None:
-        self._data: IntArray = np.zeros(16, dtype=np.int64)
+    def __init__(self, dtype: type[np.generic] = np.int64) -> None:
+        self._data: np.ndarray = np.zeros(16, dtype=dtype)
         self.size = 0
 
-    def view(self) -> IntArray:
+    def view(self) -> np.ndarray:
         return self._data[: self.size]
 
     def grow(self, extra: int) -> None:
         need = self.size + extra
         if need > len(self._data):
-            bigger = np.zeros(max(need, 2 * len(self._data)), dtype=np.int64)
+            bigger = np.zeros(max(need, 2 * len(self._data)), dtype=self._data.dtype)
             bigger[: self.size] = self._data[: self.size]
             self._data = bigger
         self.size = need
 
-    def append(self, values: IntArray) -> None:
+    def append(self, values: np.ndarray) -> None:
         start = self.size
         self.grow(len(values))
         self._data[start : self.size] = values
@@ -99,11 +99,11 @@ class Index:
     def __init__(self, *, detail: bool = True) -> None:
         self.detail = detail
         self._seen = _FirstSeen()
-        self._by_message = _Growable()
-        self._by_first = _Growable()
-        self._use_message = _Growable()
-        self._use_first = _Growable()
-        self._use_word = _Growable()
+        self._by_message = Growable()
+        self._by_first = Growable()
+        self._use_message = Growable()
+        self._use_first = Growable()
+        self._use_word = Growable()
         self.names: dict[int, str] = {}
 
     @property

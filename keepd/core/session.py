@@ -5,6 +5,7 @@ from __future__ import annotations
 from keepd.core.entries import EntryReader
 from keepd.core.index import Index
 from keepd.core.messages import DEFAULT_POLICY, Node, TextPolicy, make_node
+from keepd.core.tokens import TokenLedger
 from keepd.core.tree import Branch, Scope, Tree
 
 
@@ -38,13 +39,14 @@ class SessionState:
         self.reader = EntryReader()
         self.tree = Tree()
         self.index = Index(detail=self.detail)
+        self.ledger = TokenLedger()
         self.indexed: list[Node] = []
         self.rebuilds = 0
         self.resolves = 0
         self._branch: Branch | None = None
         self._resolved_nodes = 0  # tree nodes the branch accounts for
         self._front: _Frontier | None = None
-        self._spared: Node | None = None  # the newest message keeps its links until the next
+        self._thinned = 0  # messages before this index have been thinned (compact mode)
         self._sidechain_only = True
 
     def feed(self, data: bytes) -> int:
@@ -120,10 +122,10 @@ class SessionState:
         self.resolves += 1
         branch = self.tree.branch(self.scope)
         self._branch = branch
+        self._front = _Frontier.of(branch.messages, self.tree.nodes)
         self._sync(branch.messages)
         self._resolved_nodes = len(self.tree.nodes)
         self._sidechain_only = self.tree.sidechain_only
-        self._front = _Frontier.of(branch.messages, self.tree.nodes)
 
     def _commit(self, added: list[Node], front: _Frontier) -> None:
         self._index(added)
@@ -136,6 +138,7 @@ class SessionState:
             a is not b for a, b in zip(messages[:known], self.indexed, strict=True)
         ):
             self.index = Index(detail=self.detail)
+            self.ledger = TokenLedger()
             self.indexed = []
             self.rebuilds += 1
             known = 0
@@ -143,22 +146,28 @@ class SessionState:
 
     def _index(self, fresh: list[Node]) -> None:
         self.index.extend([node.take_words() for node in fresh])
-        self.indexed.extend(fresh)
-        if self.compact and fresh:
-            spared, self._spared = self._spared, fresh[-1]
-            for node in [*([spared] if spared else []), *fresh[:-1]]:
-                _slim(node)
-            fresh[-1].words = ()
+        self.ledger.extend(fresh)
+        if self.compact:
+            self._thin()
+        else:
+            self.indexed.extend(fresh)
+
+    def _thin(self) -> None:
+        """Replaces the indexed messages the picker does not list by one shared placeholder.
+
+        Their words are in the index and their tokens in the ledger; the branch keeps only
+        its length, the prompts, and its newest message (the frontier still needs it).
+        """
+        messages = self._branch.messages if self._branch is not None else []
+        for at in range(self._thinned, len(messages) - 1):
+            node = messages[at]
+            node.words = ()
+            if not node.is_prompt:
+                messages[at] = GONE
+        self._thinned = max(len(messages) - 1, 0)
 
 
-def _slim(node: Node) -> None:
-    """Drops what an indexed message no longer needs unless the picker lists it."""
-    node.words = ()
-    node.tool_results = ()
-    node.parent = None
-    if not node.is_prompt:
-        node.uuid = None
-        node.timestamp = ""
+GONE = Node(pos=-1, kind="gone")  # stands for a thinned message in a compact branch
 
 
 class _Frontier:

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import pairwise
 
 import numpy as np
 
 from keepd.core.curve import FloatArray
+from keepd.core.index import Growable
 from keepd.core.messages import Node
 from keepd.core.tree import Tree
 
@@ -28,36 +29,64 @@ class ContextUse:
         return None if self.tokens is None else self.tokens / self.window
 
 
-def message_tokens(messages: list[Node]) -> tuple[FloatArray, bool]:
-    """Tokens of each message, and whether they are only estimated (no usage at all).
+class TokenLedger:
+    """Tokens of each message of a branch, kept up to date as messages are appended.
 
     Between two API responses the growth of the context, from their usage (one count per
-    `message.id`), is shared among the messages in between by their estimated size.
+    `message.id`), is shared among the messages in between by their estimated size; with no
+    usage at all every message keeps its estimate (text length / 4, images at a flat rate).
+    Appending costs O(the new messages, and the span back to the previous response).
     """
-    estimate = np.array([max(node.estimated_tokens, 1.0) for node in messages], dtype=np.float64)
-    anchors = _anchors(messages)
-    if len(anchors) < 2:
-        return estimate, not anchors
-    tokens = estimate.copy()
-    for (start, before), (end, after) in pairwise(anchors):
-        grown = after - before
-        if grown > 0:
-            part = estimate[start:end]
-            tokens[start:end] = part * (grown / part.sum())
-    return tokens, False
+
+    def __init__(self) -> None:
+        self._estimate = Growable(np.float64)
+        self._tokens = Growable(np.float64)
+        self._anchor: tuple[int, int] | None = None  # (message index, context size)
+        self._responses: set[int] = set()  # hashes of the message ids already counted
+
+    @property
+    def tokens(self) -> FloatArray:
+        return np.asarray(self._tokens.view(), dtype=np.float64)
+
+    @property
+    def estimated(self) -> bool:
+        """True when no message carried usage: every figure is an estimate."""
+        return self._anchor is None
+
+    def extend(self, messages: Sequence[Node]) -> None:
+        for node in messages:
+            at = self._estimate.size
+            weight = np.array([max(node.estimated_tokens, 1.0)])
+            self._estimate.append(weight)
+            self._tokens.append(weight)
+            if node.context_tokens is not None and self._first_line(node):
+                self._settle(at, node.context_tokens)
+
+    def _first_line(self, node: Node) -> bool:
+        if node.msg_id is None:
+            return True
+        key = hash(node.msg_id)
+        if key in self._responses:
+            return False
+        self._responses.add(key)
+        return True
+
+    def _settle(self, at: int, context: int) -> None:
+        """Shares the growth since the previous response among the messages in between."""
+        if self._anchor is not None:
+            start, before = self._anchor
+            grown = context - before
+            part = self._estimate.view()[start:at]
+            if grown > 0 and len(part):
+                self._tokens.view()[start:at] = part * (grown / part.sum())
+        self._anchor = (at, context)
 
 
-def _anchors(messages: list[Node]) -> list[tuple[int, int]]:
-    """(message index, context size) at the first line of each API response with usage."""
-    seen: set[str] = set()
-    anchors: list[tuple[int, int]] = []
-    for i, node in enumerate(messages):
-        if node.context_tokens is None or node.msg_id in seen:
-            continue
-        if node.msg_id is not None:
-            seen.add(node.msg_id)
-        anchors.append((i, node.context_tokens))
-    return anchors
+def message_tokens(messages: Sequence[Node]) -> tuple[FloatArray, bool]:
+    """Tokens of each message, and whether they are only estimated (see TokenLedger)."""
+    ledger = TokenLedger()
+    ledger.extend(messages)
+    return ledger.tokens.copy(), ledger.estimated
 
 
 def freed_shares(tokens: FloatArray, stops: list[int]) -> FloatArray:
