@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import bisect
+import math
 import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -20,7 +21,7 @@ from keepd.core.tree import Branch
 SCHEMA_VERSION = 1
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # not frozen: a session has thousands, built on every refresh
 class Stop:
     """One place the picker lets you stop, and what stopping there would do."""
 
@@ -167,8 +168,11 @@ def _target(grading: Grading) -> int | None:
 def _stops(
     branch: Branch, points: Curve, frees: FloatArray, grading: Grading, picker_from: int
 ) -> list[Stop]:
+    # Plain lists: reading numpy scalars one by one costs more than building the stops.
     best = {zone.best: zone for zone in grading.zones}
-    sc, kept, borrowed = points.sc, points.kept, points.borrowed
+    sc = [None if math.isnan(v) else v for v in np.round(points.sc, 5).tolist()]
+    shares = np.round(frees, 4).tolist()
+    kept, borrowed = points.kept.tolist(), points.borrowed.tolist()
     count = len(branch.stops)
     out = []
     for k, index in enumerate(branch.stops):
@@ -180,16 +184,16 @@ def _stops(
                 index=index,
                 below=count - k - 1,
                 in_picker=node.pos > picker_from,
-                frees=round(float(frees[k]), 4),
-                sc=None if np.isnan(sc[k]) else round(float(sc[k]), 5),
-                kept=int(kept[k]),
-                borrowed=int(borrowed[k]),
+                frees=shares[k],
+                sc=sc[k],
+                kept=kept[k],
+                borrowed=borrowed[k],
                 grade=zone.grade.value if zone else None,
                 shape=zone.shape if zone else None,
                 multiple=zone.multiple if zone else None,
-                eligible=grading.eligible[k],
                 quote=node.quote,
                 timestamp=node.timestamp,
+                eligible=grading.eligible[k],
             )
         )
     return out
