@@ -10,11 +10,12 @@ from pathlib import Path
 
 from keepd.core.grade import DEFAULT_TUNING, Grade
 from keepd.evaluate.cases import (
+    CALIBRATION,
+    HELD_OUT,
     Case,
     find_shared,
     labelled_cases,
     single_cases,
-    stitched_cases,
 )
 from keepd.evaluate.score import Outcome, clear_zone_count, judge, prepare, summarise
 
@@ -31,31 +32,17 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="keepd-eval-") as folder:
         out = Path(folder)
         started = time.perf_counter()
-        for title, seeds in (("calibration", (7, 11, 13)), ("held out", (101, 102, 103))):
-            groups = _stitched(shared, out, args.count, seeds)
+        for title, groups in (("calibration", CALIBRATION), ("held out", HELD_OUT)):
+            cases = {group.title: group.cases(shared, out, args.count) for group in groups}
             if title == "calibration":
-                groups["labelled (--whole)"] = labelled_cases(shared)
-            print(f"{title} (seeds {', '.join(map(str, seeds))})\n")
-            print(_table(groups))
+                cases["labelled (--whole)"] = labelled_cases(shared)
+            seeds = ", ".join(str(group.seed) for group in groups)
+            print(f"{title} (seeds {seeds})\n")
+            print(_table(cases))
             print()
         print(_singles(single_cases(shared)))
         print(f"\n{time.perf_counter() - started:.1f} s; tails 8-15 prompts per piece; seeds fixed")
     return 0
-
-
-def _stitched(
-    shared: Path, out: Path, count: int, seeds: tuple[int, int, int]
-) -> dict[str, list[Case]]:
-    two, three, same = seeds
-    return {
-        "cross-project, 2 pieces": stitched_cases(shared, out, count=count, seed=two),
-        "cross-project, 3 pieces (last junction)": stitched_cases(
-            shared, out, count=max(count // 3, 2), pieces=3, seed=three
-        ),
-        "same repository, 2 pieces": stitched_cases(
-            shared, out, count=max(count * 2 // 5, 2), same_repository=True, seed=same
-        ),
-    }
 
 
 def _table(groups: dict[str, list[Case]]) -> str:

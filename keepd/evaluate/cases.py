@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import random
 from dataclasses import dataclass
@@ -32,12 +33,15 @@ def find_shared(start: Path | None = None) -> Path | None:
     return None
 
 
+@functools.cache
 def load_stitch(shared: Path) -> ModuleType:
+    """`stitch.py` of the shared tools, reading each transcript once per process."""
     spec = importlib.util.spec_from_file_location("stitch", shared / "tools" / "stitch.py")
     if spec is None or spec.loader is None:
         raise ImportError("cannot load stitch.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
+    vars(module)["read"] = functools.cache(module.read)  # it copies the entries it changes
     return module
 
 
@@ -67,8 +71,13 @@ def stitched_cases(
     same_repository: bool = False,
     tails: tuple[int, int] = (8, 15),
     seed: int = 7,
+    independent: bool = False,
 ) -> list[Case]:
-    """`count` joins of `pieces` sessions each, every piece cut to a random tail length."""
+    """`count` joins of `pieces` sessions each, every piece cut to a random tail length.
+
+    With one tail for every piece (stitch.py's `--tail`), the junction of two pieces is the
+    middle stop; `independent` draws each piece's tail on its own (up to its length).
+    """
     stitch = load_stitch(shared)
     sessions = corpus_sessions(shared)
     prompts = {path: prompt_count(stitch, path) for path in sessions}
@@ -80,21 +89,86 @@ def stitched_cases(
         if len(cases) >= count:
             break
         tail = rng.randint(*tails)
-        usable = [path for path in sessions if prompts[path] >= tail]
+        usable = [p for p in sessions if prompts[p] >= (tails[0] if independent else tail)]
         chosen = _choose(rng, usable, pieces, same_repository)
         if chosen is None:
             continue
-        name = f"{kind}{pieces}-s{seed}-{attempt:04d}-t{tail}"
+        cuts = [tail] * pieces
+        if independent:
+            cuts = [rng.randint(tails[0], min(tails[1], prompts[p])) for p in chosen]
+        name = f"{kind}{pieces}-s{seed}-{attempt:04d}-t{'+'.join(map(str, cuts))}"
+        if not independent:
+            name = f"{kind}{pieces}-s{seed}-{attempt:04d}-t{tail}"
         target = out / f"{name}.jsonl"
-        entries, gold = stitch.stitch([str(p) for p in chosen], None, tail)
+        entries, gold = _stitch(stitch, chosen, cuts, out / name)
         target.write_bytes(b"".join(orjson.dumps(entry) + b"\n" for entry in entries))
         cases.append(Case(name, target, _last(gold), kind))
     return cases
 
 
-def _choose(
-    rng: random.Random, usable: list[Path], pieces: int, same: bool
-) -> list[Path] | None:
+def _stitch(
+    stitch: ModuleType, chosen: list[Path], cuts: list[int], stem: Path
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """stitch.py's join; pieces of different tails are cut first, each into a file of its own."""
+    if len(set(cuts)) == 1:
+        return stitch.stitch([str(p) for p in chosen], None, cuts[0])  # type: ignore[no-any-return]
+    paths = []
+    for k, (path, cut) in enumerate(zip(chosen, cuts, strict=True)):
+        entries = stitch.trim(stitch.piece(stitch.read(str(path))), None, cut)
+        paths.append(stem.with_name(f"{stem.name}.piece{k}.jsonl"))
+        paths[-1].write_bytes(b"".join(orjson.dumps(entry) + b"\n" for entry in entries))
+    return stitch.stitch([str(p) for p in paths], None, None)  # type: ignore[no-any-return]
+
+
+@dataclass(frozen=True, slots=True)
+class Group:
+    """A set of stitched joins: what is joined, how many, with what tails, from which seed."""
+
+    title: str
+    held_out: bool
+    pieces: int
+    same_repository: bool
+    share: float  # cases per cross-project join of two at the same --count
+    tails: tuple[int, int]
+    seed: int
+    independent: bool = False  # each piece its own tail
+
+    def cases(self, shared: Path, out: Path, count: int) -> list[Case]:
+        return stitched_cases(
+            shared,
+            out,
+            count=max(round(count * self.share), 2),
+            pieces=self.pieces,
+            same_repository=self.same_repository,
+            tails=self.tails,
+            seed=self.seed,
+            independent=self.independent,
+        )
+
+
+def _groups(held_out: bool, seeds: tuple[int, int, int]) -> list[Group]:
+    two, three, same = seeds
+    return [
+        Group("cross-project, 2 pieces", held_out, 2, False, 1.0, (8, 15), two),
+        Group("cross-project, 3 pieces (last junction)", held_out, 3, False, 1 / 3, (8, 15), three),
+        Group("same repository, 2 pieces", held_out, 2, True, 0.4, (8, 15), same),
+    ]
+
+
+CALIBRATION = _groups(False, (7, 11, 13))
+HELD_OUT = _groups(True, (101, 102, 103))
+# Held out too: each piece its own tail (the junction anywhere), short, long and mixed.
+TAILS = [
+    Group("cross-project, 2 pieces, tails 3-6", True, 2, False, 0.5, (3, 6), 201, True),
+    Group("cross-project, 3 pieces, tails 3-6", True, 3, False, 1 / 3, (3, 6), 203, True),
+    Group("cross-project, 2 pieces, tails 16-30", True, 2, False, 0.5, (16, 30), 202, True),
+    Group("same repository, 2 pieces, tails 16-30", True, 2, True, 0.25, (16, 30), 204, True),
+    Group("cross-project, 2 pieces, tails 3-30", True, 2, False, 2 / 3, (3, 30), 205, True),
+    Group("cross-project, 3 pieces, tails 3-30", True, 3, False, 1 / 3, (3, 30), 206, True),
+]
+
+
+def _choose(rng: random.Random, usable: list[Path], pieces: int, same: bool) -> list[Path] | None:
     if same:
         groups: dict[str, list[Path]] = {}
         for path in usable:

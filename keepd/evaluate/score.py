@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 
 import numpy as np
@@ -10,8 +11,9 @@ from keepd.api import load_state
 from keepd.core.curve import Curve, FloatArray, curve
 from keepd.core.grade import Grade, Grading, Tuning, grade
 from keepd.core.messages import DEFAULT_POLICY, TextPolicy
+from keepd.core.session import SessionState
 from keepd.core.tokens import freed_shares, message_tokens
-from keepd.core.tree import Scope
+from keepd.core.tree import Branch, Scope
 from keepd.evaluate.cases import Case
 
 
@@ -23,6 +25,7 @@ class Prepared:
     curve: Curve
     frees: FloatArray
     gold: int | None  # position on the curve, None when the gold uuid is not a stop
+    turns: list[list[str]]  # the content words of each stop's turn, for the baselines
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,14 +39,38 @@ class Outcome:
 
 
 def prepare(case: Case, policy: TextPolicy = DEFAULT_POLICY) -> Prepared:
-    state = load_state(case.path, Scope.WHOLE, policy=policy)
+    """A case's curve over its whole history, computed once for any number of tunings."""
+    return prepare_state(case, load_state(case.path, Scope.WHOLE, policy=policy))
+
+
+def prepare_state(case: Case, state: SessionState) -> Prepared:
     branch = state.branch()
     tokens, _ = message_tokens(branch.messages)
     uuids = [branch.messages[i].uuid for i in branch.stops]
     gold = uuids.index(case.gold) if case.gold in uuids else None
     return Prepared(
-        case, curve(state.index, branch.stops), freed_shares(tokens, branch.stops), gold
+        case,
+        curve(state.index, branch.stops),
+        freed_shares(tokens, branch.stops),
+        gold,
+        _turns(branch),
     )
+
+
+def _turns(branch: Branch) -> list[list[str]]:
+    """Each stop's turn: its words and those of every message up to the next stop.
+
+    Messages before the first stop (an injected summary, say) join the first turn. Words are
+    interned: hundreds of cases repeat the same few thousand.
+    """
+    if not branch.stops:
+        return []
+    ends = [*branch.stops[1:], len(branch.messages)]
+    starts = [0, *branch.stops[1:]]
+    return [
+        [sys.intern(word) for node in branch.messages[a:b] for word in node.words]
+        for a, b in zip(starts, ends, strict=True)
+    ]
 
 
 def judge(prepared: Prepared, tuning: Tuning) -> Outcome:
