@@ -91,9 +91,9 @@ class Systemd:
         return actions
 
     def status(self) -> ServiceState:
-        blocks = self._show()
+        done = self.runner((*SYSTEMCTL, "show", *UNITS, "--property=" + ",".join(PROPERTIES)))
+        blocks = parse_show(done.out) if done.code == 0 else []
         if not blocks:
-            done = self.runner((*SYSTEMCTL, "is-system-running"))
             reason = (done.err or done.out).strip() or "systemctl --user gave no answer"
             return ServiceState(
                 self.name,

@@ -18,7 +18,7 @@ from keepd.install import ops
 from keepd.install.actions import Done, Runner
 from keepd.install.command import Command
 from keepd.install.launchd import Launchd
-from keepd.install.render import Extras
+from keepd.install.render import Extras, machine_extras, render_service, systemd_quote
 from keepd.install.systemd import Systemd
 from keepd.paths import launch_agents_dir, notes_dir, systemd_user_dir
 
@@ -169,6 +169,23 @@ def test_files_for_packagers_pass_systemd_analyze_verify(tmp_path: Path) -> None
     units = [str(out / "keepd.service"), str(out / "keepd.socket")]
     done = subprocess.run(
         ["systemd-analyze", "verify", "--user", *units],
+        env={**os.environ, "XDG_RUNTIME_DIR": str(runtime)},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    odd = tmp_path / "odd 100% $dir"  # a space, a specifier sign and a dollar, quoted
+    (odd / "claude").mkdir(parents=True)
+    os.environ["CLAUDE_CONFIG_DIR"] = str(odd / "claude")
+    try:
+        text = render_service(Command((sys.executable,), "test"), machine_extras())
+    finally:
+        del os.environ["CLAUDE_CONFIG_DIR"]
+    assert "Environment=" in text and f"-{systemd_quote(str(odd / 'claude'))}" in text
+    (out / "keepd.service").write_text(text)
+    done = subprocess.run(
+        ["systemd-analyze", "verify", "--user", str(out / "keepd.service")],
         env={**os.environ, "XDG_RUNTIME_DIR": str(runtime)},
         capture_output=True,
         text=True,

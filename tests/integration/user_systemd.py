@@ -1,0 +1,161 @@
+"""A real `systemd --user` of the test's own, fenced off from the machine: a private mount
+namespace with a fresh tmpfs on /run, as on a machine booted with systemd (where
+`/run/systemd/system` tells it so; on a plain /run directory ProtectKernelTunables= hides the
+runtime folder from services), the test's runtime folder bound to /run/user/0 inside, its own
+HOME under /home (PrivateTmp= hides /tmp from services), and its own cgroup in every hierarchy
+(a manager left in the root cgroup moves every process on the machine into its init.scope).
+Needs root; `unavailable()` says why it cannot run."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+CGROUPS = Path("/sys/fs/cgroup")
+LAUNCH = r"""
+set -eu
+group=$1; home=$2; runtime=$3
+for root in /sys/fs/cgroup /sys/fs/cgroup/*; do
+    [ -f "$root/cgroup.procs" ] || continue
+    mkdir -p "$root/$group"
+    for f in cpuset.cpus cpuset.mems; do
+        [ -f "$root/$f" ] && cat "$root/$f" > "$root/$group/$f"
+    done
+    echo $$ > "$root/$group/cgroup.procs"
+done
+mount -t tmpfs -o mode=0755,nosuid,nodev tmpfs /run
+mkdir -p /run/systemd/system /run/systemd/inaccessible/dir /run/user/0
+mount --bind "$runtime" /run/user/0
+cd /run/systemd/inaccessible
+touch reg && mknod chr c 0 0 && mknod blk b 0 0 && mkfifo fifo
+chmod 0000 reg chr blk fifo dir
+cd /
+exec env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="$home" XDG_RUNTIME_DIR=/run/user/0 \
+    LANG=C.UTF-8 systemd --user --log-target=null
+"""
+
+
+def unavailable() -> str | None:
+    """Why a private user manager cannot run here, or None."""
+    if os.uname().sysname != "Linux":
+        return "not Linux"
+    if os.geteuid() != 0:
+        return "needs root (a private mount namespace and a cgroup of its own)"
+    missing = [name for name in ("systemd", "systemctl", "unshare") if shutil.which(name) is None]
+    if missing:
+        return f"not installed: {', '.join(missing)}"
+    if Path("/run/systemd/system").exists():
+        return "this machine runs systemd: use a real login session instead of a stand-in"
+    if not any((root / "cgroup.procs").exists() for root in _hierarchies()):
+        return "no writable cgroup hierarchy"
+    return None
+
+
+def _hierarchies() -> list[Path]:
+    roots = [CGROUPS] if (CGROUPS / "cgroup.procs").exists() else []
+    with contextlib.suppress(OSError):
+        roots += [path for path in CGROUPS.iterdir() if (path / "cgroup.procs").exists()]
+    return roots
+
+
+@dataclass
+class UserManager:
+    """The running manager and the environment that reaches it (its services see `runtime`
+    as /run/user/0)."""
+
+    home: Path
+    runtime: Path
+    group: str
+    process: subprocess.Popen[bytes]
+
+    @property
+    def env(self) -> dict[str, str]:
+        return {
+            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "HOME": str(self.home),
+            "XDG_RUNTIME_DIR": str(self.runtime),
+            "LANG": "C.UTF-8",
+        }
+
+    def systemctl(self, *args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            ["systemctl", "--user", *args],
+            env=self.env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+
+
+@contextlib.contextmanager
+def user_manager() -> Iterator[UserManager]:
+    """Starts the manager, waits until it answers, and takes everything away afterwards."""
+    home = Path(tempfile.mkdtemp(prefix="keepd-e2e-", dir="/home"))
+    runtime = Path(tempfile.mkdtemp(prefix="keepd-e2e-", dir="/var/tmp"))
+    runtime.chmod(0o700)
+    group = f"keepd-e2e-{os.getpid()}-{time.monotonic_ns()}"
+    unshare = ["unshare", "--mount", "--propagation", "private"]
+    process = subprocess.Popen(
+        [*unshare, "sh", "-c", LAUNCH, "launch", group, str(home), str(runtime)],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    manager = UserManager(home, runtime, group, process)
+    try:
+        _wait_running(manager)
+        yield manager
+    finally:
+        _stop(manager)
+        shutil.rmtree(home, ignore_errors=True)
+        shutil.rmtree(runtime, ignore_errors=True)
+
+
+def _wait_running(manager: UserManager, seconds: float = 30.0) -> None:
+    deadline = time.monotonic() + seconds
+    state = ""
+    while time.monotonic() < deadline:
+        if manager.process.poll() is not None:
+            error = manager.process.stderr.read().decode() if manager.process.stderr else ""
+            raise RuntimeError(f"systemd --user exited {manager.process.returncode}: {error}")
+        # not is-system-running: it answers "offline" where it cannot read PID 1's root
+        state = manager.systemctl("show", "--property=SystemState", "--value").stdout.strip()
+        if state in ("running", "degraded"):
+            return
+        time.sleep(0.1)
+    raise RuntimeError(f"systemd --user not up after {seconds}s (state {state!r})")
+
+
+def _stop(manager: UserManager) -> None:
+    if manager.process.poll() is None:
+        manager.process.terminate()
+        try:
+            manager.process.wait(30)
+        except subprocess.TimeoutExpired:
+            manager.process.kill()
+            manager.process.wait(10)
+    for root in _hierarchies():
+        _remove_tree(root / manager.group)
+
+
+def _remove_tree(folder: Path) -> None:
+    """Removes a cgroup and its children, deepest first (processes are gone by now)."""
+    if not folder.is_dir():
+        return
+    for child in sorted(
+        (path for path in folder.rglob("*") if path.is_dir()),
+        key=lambda path: len(path.parts),
+        reverse=True,
+    ):
+        with contextlib.suppress(OSError):
+            child.rmdir()
+    with contextlib.suppress(OSError):
+        folder.rmdir()
