@@ -1,0 +1,105 @@
+"""keepd's own tables on sessions: picks at the junction, grades there, and unstitched sessions."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from keepd.core.grade import DEFAULT_TUNING, Grade
+from keepd.evaluate.markdown import percent, share, table
+from keepd.evaluate.score import Outcome, Prepared, clear_zone_count, judge, summarise
+
+GRADES = (Grade.CLEAR.value, Grade.SUBTOPIC.value, Grade.FAINT.value)
+
+
+@dataclass(frozen=True, slots=True)
+class GroupCases:
+    """Prepared cases under one title; `held_out` when no constant was chosen on them."""
+
+    title: str
+    held_out: bool
+    cases: list[Prepared]
+    independent: bool = False  # each piece its own tail
+
+    @property
+    def label(self) -> str:
+        return f"{'held out' if self.held_out else 'calibration'}: {self.title}"
+
+
+def outcomes(group: GroupCases) -> list[Outcome]:
+    return [judge(case, DEFAULT_TUNING) for case in group.cases]
+
+
+def pick_table(groups: Sequence[GroupCases]) -> str:
+    rows = []
+    for group in groups:
+        s = summarise(outcomes(group))
+        rows.append(
+            [
+                group.label,
+                s.cases,
+                percent(s.exact),
+                percent(s.within_one),
+                percent(s.clear_at_gold),
+            ]
+        )
+    headers = ["cases", "n", "pick at junction", "within one stop", "junction graded ●●●"]
+    return table(headers, rows)
+
+
+def grade_table(groups: Sequence[GroupCases]) -> str:
+    """How the zone at (or next to) the junction is graded, and the grade of the pick."""
+    rows = []
+    for group in groups:
+        found = outcomes(group)
+        at_gold = Counter(o.gold_grade for o in found)
+        picked = Counter(o.grade for o in found)
+        n = len(found) or 1
+        rows.append(
+            [group.label, len(found)]
+            + [percent(at_gold[g] / n) for g in (*GRADES, None)]
+            + [percent(picked[g] / n) for g in (Grade.CLEAR.value, Grade.SUBTOPIC.value, None)]
+        )
+    headers = ["cases", "n", "junction ●●●", "●●", "●", "no zone", "pick ●●●", "pick ●●", "no pick"]
+    return table(headers, rows)
+
+
+def labelled_table(cases: Sequence[Prepared]) -> str:
+    rows = []
+    for case in cases:
+        o = judge(case, DEFAULT_TUNING)
+        near = o.distance is not None and o.distance <= 1
+        rows.append(
+            [
+                case.case.name,
+                len(case.turns),
+                o.gold,
+                "-" if o.pick is None else o.pick,
+                o.grade or "-",
+                "yes" if near else "no",
+                o.gold_grade or "-",
+            ]
+        )
+    headers = [
+        "session",
+        "stops",
+        "labelled stop",
+        "pick",
+        "pick grade",
+        "within one",
+        "grade there",
+    ]
+    return table(headers, rows)
+
+
+def singles_line(cases: Sequence[Prepared]) -> str:
+    counts = [clear_zone_count(case, DEFAULT_TUNING) for case in cases]
+    picks = sum(1 for case in cases if judge(case, DEFAULT_TUNING).pick is not None)
+    clear = Grade.CLEAR.value
+    return (
+        f"Of the {len(cases)} unstitched sessions (whole history), "
+        f"{share(sum(1 for n in counts if n), len(cases))} get a {clear} zone "
+        f"({sum(counts)} {clear} zones in all) and {share(picks, len(cases))} get a pick "
+        f"(a ●● or {clear} zone)."
+    )

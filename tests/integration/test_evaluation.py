@@ -1,0 +1,53 @@
+"""The full evaluation on a tiny subset of the corpus writes every table and figure."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+SECTIONS = (
+    "## Dialogue topic segmentation",
+    "### DialSeg711: test",
+    "### TIAGE: test",
+    "## Sessions: keepd's pick",
+    "### Grades at the junction",
+    "### The labelled sessions",
+    "## Sessions: keepd against the other methods",
+    "### TextTiling, timed against keepd on the same sessions",
+    "## Does the score rank stops by tail size?",
+    "## Zone multiples: junctions, sub-topics, noise",
+    "## Robustness: 162 combinations of the constants",
+    "## Speed",
+    "### The daemon",
+)
+METHODS = (
+    "keepd",
+    "TextTiling, block comparison",
+    "TextTiling, vocabulary introduction",
+    "KernelCPD (linear kernel)",
+    "Pelt (RBF cost)",
+    "even split",
+    "no boundary",
+    "random",
+    "similarity split (the seed's score)",
+)
+
+
+def test_full_evaluation_on_a_tiny_subset(shared: Path, tmp_path: Path) -> None:
+    for module in ("nltk", "ruptures", "matplotlib"):
+        pytest.importorskip(module, reason='needs pip install -e ".[eval]"')
+    from keepd.evaluate.document import FIGURES
+    from keepd.evaluate.full import main
+
+    assert main(["--shared", str(shared), "--tiny", "--out", str(tmp_path)]) == 0
+    text = (tmp_path / "EVALUATION.md").read_text(encoding="utf-8")
+    for heading in SECTIONS:
+        assert heading in text, heading
+    for method in METHODS:
+        assert f"| {method} |" in text or f" {method} |" in text, method
+    for name in FIGURES.values():
+        assert (tmp_path / name).read_bytes().startswith(b"\x89PNG"), name
+        assert f"]({name})" in text, name
+    assert "A `--tiny` run" in text
+    assert "for orjson" in text
