@@ -107,7 +107,7 @@ def pick_fields(analysis: Analysis) -> dict[str, Any]:
         stop = analysis.stop(analysis.trade[len(analysis.trade) // 2])
     return {
         "messages": analysis.messages,
-        "stop_count": len(analysis.stops),
+        "stop_count": analysis.stop_count,
         "context": dict(analysis.context),
         "pick": analysis.pick,
         "grade": stop.grade if stop is not None and analysis.pick else None,

@@ -97,10 +97,17 @@ class Analysis:
     borrowed_words: list[WordInfo] = field(default_factory=list)
     sidechain_only: bool = False
     schema: int = SCHEMA_VERSION
+    stops_total: int | None = None  # set when `stops` holds only the marked ones
+
+    @property
+    def stop_count(self) -> int:
+        """How many stops the picker lists, including those `stops` may leave out."""
+        return self.stops_total if self.stops_total is not None else len(self.stops)
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
-        data["stop_count"] = len(self.stops)
+        del data["stops_total"]
+        data["stop_count"] = self.stop_count
         return data
 
     def stop(self, uuid: str | None) -> Stop | None:
@@ -113,15 +120,22 @@ def analyse_state(
     path: str | None = None,
     tuning: Tuning = DEFAULT_TUNING,
     window: int | None = None,
+    every_stop: bool = True,
 ) -> Analysis:
-    """The analysis of what `state` has read so far."""
+    """The analysis of what `state` has read so far.
+
+    With `every_stop` False, `stops` holds only the marked ones (zones, the pick, the
+    trade): what a follower checking a session after every burst of writes needs, at a cost
+    that does not grow with the number of stops.
+    """
     branch = state.branch()
     tokens, estimated = state.ledger.tokens, state.ledger.estimated
     frees = freed_shares(tokens, branch.stops)
     points = curve(state.index, branch.stops)
     grading = grade(points, frees, tuning)
     use = context_use(state.tree, branch.boundary, window)
-    stops = _stops(branch, points, frees, grading, _picker_start(branch, state))
+    marked = None if every_stop else _marked(grading)
+    stops = _stops(branch, points, frees, grading, _picker_start(branch, state), only=marked)
     target = _target(grading)
     blocks: list[BlockInfo] = []
     words: list[WordInfo] = []
@@ -144,7 +158,13 @@ def analyse_state(
         blocks=blocks,
         borrowed_words=words,
         sidechain_only=state.tree.sidechain_only and bool(branch.messages),
+        stops_total=None if every_stop else len(branch.stops),
     )
+
+
+def _marked(grading: Grading) -> list[int]:
+    """Positions of the stops a zone, the pick or the trade names, oldest first."""
+    return sorted({*(zone.best for zone in grading.zones), *grading.trade})
 
 
 def guidance_at(state: SessionState, index: int) -> tuple[list[BlockInfo], list[WordInfo]]:
@@ -166,16 +186,25 @@ def _target(grading: Grading) -> int | None:
 
 
 def _stops(
-    branch: Branch, points: Curve, frees: FloatArray, grading: Grading, picker_from: int
+    branch: Branch,
+    points: Curve,
+    frees: FloatArray,
+    grading: Grading,
+    picker_from: int,
+    *,
+    only: list[int] | None = None,
 ) -> list[Stop]:
     # Plain lists: reading numpy scalars one by one costs more than building the stops.
     best = {zone.best: zone for zone in grading.zones}
-    sc = [None if math.isnan(v) else v for v in np.round(points.sc, 5).tolist()]
-    shares = np.round(frees, 4).tolist()
-    kept, borrowed = points.kept.tolist(), points.borrowed.tolist()
+    chosen = np.arange(len(branch.stops)) if only is None else np.asarray(only, dtype=np.int64)
+    sc = [None if math.isnan(v) else v for v in np.round(points.sc[chosen], 5).tolist()]
+    shares = np.round(frees[chosen], 4).tolist()
+    kept, borrowed = points.kept[chosen].tolist(), points.borrowed[chosen].tolist()
+    eligible = np.asarray(grading.eligible)[chosen].tolist()
     count = len(branch.stops)
     out = []
-    for k, index in enumerate(branch.stops):
+    for row, k in enumerate(chosen.tolist()):
+        index = branch.stops[k]
         node = branch.messages[index]
         zone = best.get(k)
         out.append(
@@ -184,16 +213,16 @@ def _stops(
                 index=index,
                 below=count - k - 1,
                 in_picker=node.pos > picker_from,
-                frees=shares[k],
-                sc=sc[k],
-                kept=kept[k],
-                borrowed=borrowed[k],
+                frees=shares[row],
+                sc=sc[row],
+                kept=kept[row],
+                borrowed=borrowed[row],
                 grade=zone.grade.value if zone else None,
                 shape=zone.shape if zone else None,
                 multiple=zone.multiple if zone else None,
                 quote=node.quote,
                 timestamp=node.timestamp,
-                eligible=grading.eligible[k],
+                eligible=bool(eligible[row]),
             )
         )
     return out

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 import numpy as np
+import numpy.typing as npt
 
 from keepd.core.curve import Curve, FloatArray
 
@@ -70,7 +71,7 @@ class Grading:
     """Zones oldest first, the wiggle, the pick and (without a ●● zone) the trade."""
 
     wiggle: float
-    eligible: list[bool]
+    eligible: npt.NDArray[np.bool_]
     zones: list[Zone]
     pick: Zone | None
     trade: list[int]
@@ -85,7 +86,7 @@ def grade(curve: Curve, frees: FloatArray, tuning: Tuning = DEFAULT_TUNING) -> G
     zones = [] if heights is None else _zones(curve, heights, points, tuning)
     pick = _pick(zones)
     trade = [] if pick is not None else _trade(curve, frees, points)
-    return Grading(wiggle, eligible.tolist(), zones, pick, trade)
+    return Grading(wiggle, eligible, zones, pick, trade)
 
 
 def multiples(curve: Curve, frees: FloatArray, tuning: Tuning = DEFAULT_TUNING) -> FloatArray:
@@ -152,19 +153,23 @@ def _neighbour_mean(sc: FloatArray, window: int, *, after: bool) -> FloatArray:
 def _zones(curve: Curve, heights: FloatArray, points: np.ndarray, tuning: Tuning) -> list[Zone]:
     """Local maxima of the height among eligible stops, graded by their multiple."""
     zones: list[Zone] = []
-    allowed = set(points.tolist())
-    for k in points.tolist():
+    for k in _local_maxima(heights, points, tuning.faint).tolist():
         h = float(heights[k])
-        if h < tuning.faint or not _is_local_max(heights, k, allowed):
-            continue
-        falling = k > 0 and curve.sc[k] < curve.sc[k - 1]
-        grade_ = _classify(h, tuning)
-        zones.append(Zone(k, k, k, grade_, round(h, 2), falling=falling))
+        falling = k > 0 and bool(curve.sc[k] < curve.sc[k - 1])
+        zones.append(Zone(k, k, k, _classify(h, tuning), round(h, 2), falling=falling))
     return zones
 
 
-def _is_local_max(heights: FloatArray, k: int, allowed: set[int]) -> bool:
-    return all(heights[k] >= heights[j] for j in (k - 1, k + 1) if j in allowed)
+def _local_maxima(heights: FloatArray, points: np.ndarray, floor: float) -> np.ndarray:
+    """Eligible stops at least `floor` high and not lower than an eligible neighbour."""
+    allowed = np.zeros(len(heights) + 2, dtype=bool)
+    allowed[points + 1] = True
+    padded = np.concatenate([[-np.inf], heights, [-np.inf]])
+    left = np.where(allowed[points], padded[points], -np.inf)
+    right = np.where(allowed[points + 2], padded[points + 2], -np.inf)
+    here = heights[points]
+    keep = (here >= floor) & (here >= left) & (here >= right)
+    return np.asarray(points[keep])
 
 
 def _classify(multiple: float, tuning: Tuning) -> Grade:

@@ -99,7 +99,7 @@ class Live:
         """The live analysis of a session in memory, else a fresh one of its file."""
         followed = self.registry.find(name)
         if followed is not None and followed.state is not None:
-            analysis = self.registry.analyse(followed.path)
+            analysis = self.registry.full(followed.path)
             if analysis is not None:
                 return analysis
         from keepd.api import analyse_file

@@ -119,7 +119,7 @@ class Registry:
             return None
         if followed.dirty or followed.analysis is None:
             analysis: Analysis | None = analyse_state(
-                followed.state, path=str(path), window=self.window
+                followed.state, path=str(path), window=self.window, every_stop=False
             )
             if followed.state.stale:
                 analysis = self._reread(followed)
@@ -139,7 +139,18 @@ class Registry:
             pass
         if followed.state is None:  # the file went away or became unreadable meanwhile
             return None
-        return analyse_state(followed.state, path=str(followed.path), window=self.window)
+        return analyse_state(
+            followed.state, path=str(followed.path), window=self.window, every_stop=False
+        )
+
+    def full(self, path: Path) -> Analysis | None:
+        """The analysis with every stop (the socket's `session`), from the state in memory."""
+        if self.analyse(path) is None:
+            return None
+        followed = self.sessions[path]
+        if followed.state is None:
+            return None
+        return analyse_state(followed.state, path=str(path), window=self.window)
 
     def scan(self) -> list[Path]:
         """Registers new files, forgets vanished ones; returns those with unread bytes."""

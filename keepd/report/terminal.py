@@ -46,7 +46,7 @@ def _header(analysis: Analysis, style: Style) -> list[str]:
     parts = [
         f"session {sid}",
         f"{analysis.messages} messages",
-        f"{len(analysis.stops)} places to stop",
+        f"{analysis.stop_count} places to stop",
     ]
     share = analysis.context.get("share")
     if share is not None:

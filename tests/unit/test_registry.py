@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from keepd.api import analyse_file
+from keepd.core.analysis import Analysis
 from keepd.daemon.registry import Registry
 from keepd.errors import AmbiguousSessionError
 from keepd.paths import example_session
@@ -58,7 +59,9 @@ def test_only_active_sessions_are_loaded_and_idle_ones_evicted(root: Path) -> No
     assert registry.scan() == [fresh]
     registry.read(fresh, 1 << 20)
     live = registry.analyse(fresh)
-    assert live is not None and live.to_dict() == _fresh_without_detail(fresh)
+    assert live is not None and _same_marks(live, registry.full(fresh))
+    full = registry.full(fresh)
+    assert full is not None and full.to_dict() == _fresh_without_detail(fresh)
     assert len(registry.sessions) == 2
     clock.now += 700
     assert registry.evict() == 1 and registry.sessions[fresh].state is None
@@ -68,8 +71,17 @@ def test_only_active_sessions_are_loaded_and_idle_ones_evicted(root: Path) -> No
         handle.write(b"".join(LINES[100:150]))
     result = registry.read(fresh, 1 << 20)
     assert result.changed
-    again = registry.analyse(fresh)
+    again = registry.full(fresh)
     assert again is not None and again.to_dict() == _fresh_without_detail(fresh)
+
+
+def _same_marks(live: Analysis, full: Analysis | None) -> bool:
+    """The per-burst analysis holds the marked stops of the full one, and the same verdict."""
+    assert full is not None
+    by_uuid = {stop.uuid: stop for stop in full.stops}
+    keys = ("pick", "trade", "zones", "context", "stop_count")
+    same = all(live.to_dict()[key] == full.to_dict()[key] for key in keys)
+    return same and all(stop == by_uuid[stop.uuid] for stop in live.stops)
 
 
 def _fresh_without_detail(path: Path) -> dict[str, object]:
