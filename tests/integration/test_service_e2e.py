@@ -17,7 +17,13 @@ import pytest
 from keepd.client import Client
 from keepd.paths import project_slug
 from tests.integration.daemon_kit import EXAMPLE_ID, example_lines, wait_until
-from tests.integration.user_systemd import UserManager, unavailable, user_manager
+from tests.integration.user_systemd import (
+    NOBODY,
+    UserManager,
+    pipx_like_keepd,
+    unavailable,
+    user_manager,
+)
 
 WHY = unavailable()
 pytestmark = pytest.mark.skipif(WHY is not None, reason=f"no private systemd --user: {WHY}")
@@ -30,16 +36,11 @@ def manager() -> Iterator[UserManager]:
 
 
 def keepd(manager: UserManager, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
-    """The keepd command of this checkout, as the user of the private manager runs it."""
-    script = Path(sys.executable).parent / "keepd"
-    done = subprocess.run(
-        [str(script), *args],
-        env=manager.env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    """The keepd command (this checkout's), as the user of the private manager runs it."""
+    script = manager.home / ".local" / "bin" / "keepd"
+    if not script.exists():
+        script = Path(sys.executable).parent / "keepd"
+    done = manager.run([str(script), *args])
     if check:
         assert done.returncode == 0, f"keepd {' '.join(args)}: {done.stdout}\n{done.stderr}"
     return done
@@ -54,10 +55,16 @@ def main_pid(manager: UserManager) -> int:
     return int(show(manager, "MainPID")["MainPID"])
 
 
+def write_session(manager: UserManager) -> None:
+    folder = manager.home / ".claude" / "projects" / project_slug("/w/invoicer")
+    folder.mkdir(parents=True)
+    (folder / f"{EXAMPLE_ID}.jsonl").write_bytes(b"".join(example_lines()))
+    for path in (manager.home / ".claude", *(manager.home / ".claude").rglob("*")):
+        os.chown(path, manager.uid, manager.uid)
+
+
 def test_install_start_query_restart_uninstall(manager: UserManager) -> None:
-    session = manager.home / ".claude" / "projects" / project_slug("/w/invoicer")
-    session.mkdir(parents=True)
-    (session / f"{EXAMPLE_ID}.jsonl").write_bytes(b"".join(example_lines()))
+    write_session(manager)
     socket_file = manager.runtime / "keepd" / "keepd.sock"
     client = Client(socket_file, timeout=30)
 
@@ -125,6 +132,37 @@ def _sandboxed(pid: int, manager: UserManager) -> None:
     assert mode(home / ".local" / "share" / "keepd" / "notes") == "rw"  # ReadWritePaths=
     assert mode(home / ".claude" / "projects") == "rw"
     assert mode(Path("/usr")) == "ro"  # ProtectSystem=strict
-    assert mode(Path("/run/user/0")) == "ro"  # ProtectHome= covers the runtime folders...
-    assert mode(Path("/run/user/0/keepd")) == "rw"  # ...but for RuntimeDirectory=keepd
+    runtime = Path(f"/run/user/{manager.uid}")
+    assert mode(runtime) == "ro"  # ProtectHome= covers the runtime folders...
+    assert mode(runtime / "keepd") == "rw"  # ...but for RuntimeDirectory=keepd
     assert any(f[4] == "/tmp" and "systemd-private-" in f[3] for f in mounts)  # PrivateTmp=
+
+
+def test_as_an_unprivileged_user() -> None:
+    """The usual case: a user's own manager, without privileges, where the sandboxing needs
+    user namespaces (systemd implies PrivateUsers=yes). Asked through the command line only:
+    the daemon answers nobody but its own user."""
+    with user_manager(NOBODY) as manager:
+        link, why = pipx_like_keepd(manager)
+        if link is None:
+            pytest.skip(why)
+        write_session(manager)
+        installed = keepd(manager, "service", "install")
+        assert f"runs {link} run" in installed.stdout and "is running" in installed.stdout
+        pid = main_pid(manager)
+        assert Path(f"/proc/{pid}/status").read_text().count(f"\t{NOBODY}") >= 4  # its uid
+        assert "NoNewPrivs:\t1" in Path(f"/proc/{pid}/status").read_text()
+        mapped = Path(f"/proc/{pid}/uid_map").read_text().split()
+        assert mapped == [str(NOBODY), str(NOBODY), "1"]  # PrivateUsers=yes: itself alone
+        _sandboxed(pid, manager)  # without PrivateUsers= systemd 252 would skip all of it
+        status = json.loads(keepd(manager, "status", "--json").stdout)
+        assert status["daemon"] is True and status["pid"] == pid
+        wait_until(lambda: json.loads(keepd(manager, "sessions", "--json").stdout))
+        shown = keepd(manager, "note", EXAMPLE_ID).stdout  # written by this process, not the daemon
+        assert shown.startswith("file://")
+        doctor = json.loads(keepd(manager, "doctor", "--json", check=False).stdout)
+        checks = {item["name"]: item["status"] for item in doctor["checks"]}
+        assert checks["service"] == checks["socket"] == checks["command"] == "ok", doctor
+        keepd(manager, "service", "uninstall")
+        assert manager.systemctl("is-active", "keepd.service").stdout.strip() == "inactive"
+        assert not (manager.home / ".config" / "systemd" / "user" / "keepd.service").exists()

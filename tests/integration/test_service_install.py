@@ -202,3 +202,19 @@ def test_files_for_packagers_pass_systemd_analyze_verify(tmp_path: Path) -> None
         check=False,
     )
     assert "notifyy" in done.stderr  # a typo only warns: stderr is what tells
+
+
+def test_service_and_doctor_stay_light(tmp_path: Path) -> None:
+    """The quick commands never import numpy, watchdog or the scheduler."""
+    code = (
+        "import sys\n"
+        "from keepd.cli import main\n"
+        "codes = [main(['service', 'install', '--dry-run']), main(['service', 'status']),\n"
+        "         main(['doctor', '--json'])]\n"
+        "heavy = [m for m in ('numpy', 'watchdog', 'apscheduler') if m in sys.modules]\n"
+        "print(codes, heavy, file=sys.stderr)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert done.stderr.strip().splitlines()[-1] == "[0, 1, 1] []", done.stderr

@@ -12,6 +12,7 @@ import contextlib
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Iterator
@@ -21,7 +22,7 @@ from pathlib import Path
 CGROUPS = Path("/sys/fs/cgroup")
 LAUNCH = r"""
 set -eu
-group=$1; home=$2; runtime=$3
+group=$1; home=$2; runtime=$3; uid=$4
 for root in /sys/fs/cgroup /sys/fs/cgroup/*; do
     [ -f "$root/cgroup.procs" ] || continue
     mkdir -p "$root/$group"
@@ -29,16 +30,21 @@ for root in /sys/fs/cgroup /sys/fs/cgroup/*; do
         [ -f "$root/$f" ] && cat "$root/$f" > "$root/$group/$f"
     done
     echo $$ > "$root/$group/cgroup.procs"
+    chown -R "$uid:$uid" "$root/$group"  # delegated, as logind does for a user's manager
 done
 mount -t tmpfs -o mode=0755,nosuid,nodev tmpfs /run
-mkdir -p /run/systemd/system /run/systemd/inaccessible/dir /run/user/0
-mount --bind "$runtime" /run/user/0
+mkdir -p /run/systemd/system /run/systemd/unit-root /run/systemd/inaccessible/dir "/run/user/$uid"
+mount --bind "$runtime" "/run/user/$uid"
 cd /run/systemd/inaccessible
 touch reg && mknod chr c 0 0 && mknod blk b 0 0 && mkfifo fifo
 chmod 0000 reg chr blk fifo dir
 cd /
-exec env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="$home" XDG_RUNTIME_DIR=/run/user/0 \
+set -- env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="$home" XDG_RUNTIME_DIR="/run/user/$uid" \
     LANG=C.UTF-8 systemd --user --log-target=null
+if [ "$uid" != 0 ]; then
+    set -- setpriv --reuid="$uid" --regid="$uid" --clear-groups --inh-caps=-all "$@"
+fi
+exec "$@"
 """
 
 
@@ -68,12 +74,13 @@ def _hierarchies() -> list[Path]:
 @dataclass
 class UserManager:
     """The running manager and the environment that reaches it (its services see `runtime`
-    as /run/user/0)."""
+    as /run/user/UID)."""
 
     home: Path
     runtime: Path
     group: str
     process: subprocess.Popen[bytes]
+    uid: int = 0
 
     @property
     def env(self) -> dict[str, str]:
@@ -84,32 +91,44 @@ class UserManager:
             "LANG": "C.UTF-8",
         }
 
-    def systemctl(self, *args: str) -> subprocess.CompletedProcess[str]:
+    def run(self, argv: list[str], timeout: float = 120) -> subprocess.CompletedProcess[str]:
+        """A command as the manager's user, in its environment."""
+        other = self.uid != 0
         return subprocess.run(
-            ["systemctl", "--user", *args],
+            argv,
             env=self.env,
             capture_output=True,
             text=True,
-            timeout=60,
+            timeout=timeout,
             check=False,
+            cwd=self.home,
+            user=self.uid if other else None,
+            group=self.uid if other else None,
+            extra_groups=[] if other else None,
         )
+
+    def systemctl(self, *args: str) -> subprocess.CompletedProcess[str]:
+        return self.run(["systemctl", "--user", *args], timeout=60)
 
 
 @contextlib.contextmanager
-def user_manager() -> Iterator[UserManager]:
-    """Starts the manager, waits until it answers, and takes everything away afterwards."""
+def user_manager(uid: int = 0) -> Iterator[UserManager]:
+    """Starts the manager of `uid` (root's, or an unprivileged user's, whose services get
+    PrivateUsers= from their sandboxing), waits until it answers, and takes everything away."""
     home = Path(tempfile.mkdtemp(prefix="keepd-e2e-", dir="/home"))
     runtime = Path(tempfile.mkdtemp(prefix="keepd-e2e-", dir="/var/tmp"))
     runtime.chmod(0o700)
+    for folder in (home, runtime):
+        os.chown(folder, uid, uid)
     group = f"keepd-e2e-{os.getpid()}-{time.monotonic_ns()}"
     unshare = ["unshare", "--mount", "--propagation", "private"]
     process = subprocess.Popen(
-        [*unshare, "sh", "-c", LAUNCH, "launch", group, str(home), str(runtime)],
+        [*unshare, "sh", "-c", LAUNCH, "launch", group, str(home), str(runtime), str(uid)],
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
     )
-    manager = UserManager(home, runtime, group, process)
+    manager = UserManager(home, runtime, group, process, uid)
     try:
         _wait_running(manager)
         yield manager
@@ -159,3 +178,44 @@ def _remove_tree(folder: Path) -> None:
             child.rmdir()
     with contextlib.suppress(OSError):
         folder.rmdir()
+
+
+NOBODY = 65534
+SYSTEM_PYTHON = Path("/usr/bin/python3")
+
+
+def pipx_like_keepd(manager: UserManager) -> tuple[Path | None, str]:
+    """A keepd the manager's user can run, laid out as pipx does (a venv, and a link to its
+    script in ~/.local/bin), made from the system Python with this checkout's packages (the
+    test's own Python may sit where that user cannot read, as pyenv's under /root does).
+    Returns the link, or None and why it cannot run."""
+    if not SYSTEM_PYTHON.exists():
+        return None, f"{SYSTEM_PYTHON} is not installed"
+    venv = manager.home / ".local" / "share" / "pipx" / "venvs" / "keepd"
+    made = manager.run([str(SYSTEM_PYTHON), "-m", "venv", "--without-pip", str(venv)])
+    if made.returncode != 0:
+        return None, f"cannot make a venv: {made.stderr.strip()}"
+    ours = next(p for p in map(Path, sys.path) if p.name == "site-packages" and p.is_dir())
+    version = f"python{sys.version_info[0]}.{sys.version_info[1]}"
+    site = venv / "lib" / version / "site-packages"
+    if not site.is_dir():
+        return None, f"{SYSTEM_PYTHON} is not {version}"
+    (site / "keepd-checkout.pth").write_text(f"import site; site.addsitedir({str(ours)!r})\n")
+    script = venv / "bin" / "keepd"
+    script.write_text(
+        f"#!{venv / 'bin' / 'python'}\nimport sys\nfrom keepd.cli import main\nsys.exit(main())\n"
+    )
+    script.chmod(0o755)
+    link = manager.home / ".local" / "bin" / "keepd"
+    link.parent.mkdir(parents=True)
+    link.symlink_to(script)
+    _own(manager.home / ".local", manager.uid)
+    tried = manager.run([str(link), "--version"])
+    if tried.returncode != 0:
+        return None, f"user {manager.uid} cannot run this checkout: {tried.stderr.strip()[-200:]}"
+    return link, ""
+
+
+def _own(folder: Path, uid: int) -> None:
+    for path in [folder, *folder.rglob("*")]:
+        os.chown(path, uid, uid, follow_symlinks=False)

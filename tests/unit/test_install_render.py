@@ -43,10 +43,12 @@ def test_the_service_unit() -> None:
         "Type=notify",
         "ExecStart=/opt/keepd/bin/keepd run",
         "Restart=on-failure",
+        "PrivateUsers=yes",
         "NoNewPrivileges=yes",
         "ProtectSystem=strict",
         "ProtectHome=read-only",
         "PrivateTmp=yes",
+        "ProtectKernelTunables=yes",
         "RuntimeDirectory=keepd",
         "WantedBy=default.target",
     ):
