@@ -332,7 +332,10 @@ What the grade thresholds (● {DEFAULT_TUNING.faint:g}, ●● {DEFAULT_TUNING.
 
 {zones.zones_table(run.multiples)}
 
-{image(FIGURES["zones"], "Distributions of zone multiples with the grade thresholds")}"""
+{image(FIGURES["zones"], "Distributions of zone multiples with the grade thresholds")}
+
+Noise curves whose highest zone is under one wiggle count as 0 in the table and are left out of
+the figure."""
 
 
 def _robustness(run: Run) -> str:

@@ -29,8 +29,8 @@ def _save(figure: Any, path: Path) -> None:
 def segmentation(results: dict[str, dict[str, tuple[float, float]]], path: Path) -> None:
     """Pk and WindowDiff of every method, one panel per data set (lower is better)."""
     plt = _pyplot()
-    figure, axes = plt.subplots(1, len(results), figsize=(WIDTH, 4.2), squeeze=False)
-    for axis, (dataset, rows) in zip(axes[0], results.items(), strict=True):
+    figure, axes = plt.subplots(len(results), 1, figsize=(WIDTH, 3.4 * len(results)), squeeze=False)
+    for axis, (dataset, rows) in zip(axes[:, 0], results.items(), strict=True):
         names = list(rows)
         y = np.arange(len(names))
         axis.barh(y - 0.2, [rows[n][0] for n in names], 0.4, label="Pk")
@@ -40,8 +40,8 @@ def segmentation(results: dict[str, dict[str, tuple[float, float]]], path: Path)
         axis.set_yticks(y, names, fontsize=8)
         axis.invert_yaxis()
         axis.set_title(f"{dataset} test (lower is better)", fontsize=10)
-        axis.set_xlim(0, 1)
-        axis.legend(fontsize=8, loc="lower right")
+        axis.set_xlim(0, 0.7)
+        axis.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     _save(figure, path)
 
 
@@ -62,13 +62,17 @@ def picks(rows: dict[str, tuple[float, float]], title: str, path: Path) -> None:
 
 
 def multiples(kinds: dict[str, list[float]], thresholds: Sequence[float], path: Path) -> None:
-    """Distributions of zone multiples (log scale) with the grade thresholds."""
+    """Distributions of zone multiples (log scale) with the grade thresholds.
+
+    Curves without any zone a wiggle high (multiple 0) are left out of the picture.
+    """
     plt = _pyplot()
     figure, axis = plt.subplots(figsize=(WIDTH, 4.2))
     bins = np.logspace(0, np.log10(400), 40)
     for name, values in kinds.items():
-        if values:
-            clipped = np.clip(values, 1.0, 399.0)
+        shown = [v for v in values if v >= 1.0]
+        if shown:
+            clipped = np.clip(shown, 1.0, 399.0)
             axis.hist(clipped, bins=bins, density=True, histtype="step", linewidth=1.6, label=name)
     for value, mark in zip(thresholds, ("●", "●●", "●●●"), strict=True):
         axis.axvline(value, color="black", linestyle="--", linewidth=0.8)
