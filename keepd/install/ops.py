@@ -70,6 +70,8 @@ def install(
         out.write(f"  warning: {problem}\n")
     for name, value in sorted(extras.environment.items()):
         out.write(f"  carries {name}={value} into the service\n")
+    if not dry:
+        _refuse_a_stray_daemon(manager)
     actions: list[Action] = [MakeDir(path) for path in own_dirs(manager.name)]
     actions += manager.install_actions(command, extras, socket=socket)
     Executor(manager.runner, out, dry_run=dry).execute(actions)
@@ -77,6 +79,22 @@ def install(
         out.write("dry run: nothing was written or run\n")
         return 0
     return _report_ready(manager, out)
+
+
+def _refuse_a_stray_daemon(manager: Manager) -> None:
+    """A daemon started by hand holds the lock: the service would exit 75 at once."""
+    if manager.status().running or wait_ready(0.0) is None:
+        return
+    from keepd.client import Client
+
+    try:
+        pid = Client(timeout=2.0).call("status").get("pid", "?")
+    except (KeepdError, AttributeError):
+        pid = "?"
+    raise ServiceError(
+        f"a keepd daemon (pid {pid}) already runs outside the service; stop it "
+        "(Ctrl-C, or kill it) and run `keepd service install` again"
+    )
 
 
 def _report_ready(manager: Manager, out: TextIO) -> int:

@@ -37,7 +37,8 @@ class Keepd < Formula
     <<~EOS
       Start keepd at every login with:
         keepd service install
-      (or `brew services start keepd`). `keepd doctor` checks the rest.
+      or `brew services start keepd`, one or the other, not both.
+      `keepd doctor` checks the rest.
     EOS
   end
 

@@ -7,7 +7,6 @@ import json
 import os
 import signal
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -32,15 +31,15 @@ pytestmark = pytest.mark.skipif(WHY is not None, reason=f"no private systemd --u
 @pytest.fixture
 def manager() -> Iterator[UserManager]:
     with user_manager() as running:
+        link, why = pipx_like_keepd(running)
+        if link is None:
+            pytest.skip(why)
         yield running
 
 
 def keepd(manager: UserManager, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
-    """The keepd command (this checkout's), as the user of the private manager runs it."""
-    script = manager.home / ".local" / "bin" / "keepd"
-    if not script.exists():
-        script = Path(sys.executable).parent / "keepd"
-    done = manager.run([str(script), *args])
+    """This checkout's keepd, installed pipx-like in the manager's HOME, run by its user."""
+    done = manager.run([str(manager.home / ".local" / "bin" / "keepd"), *args])
     if check:
         assert done.returncode == 0, f"keepd {' '.join(args)}: {done.stdout}\n{done.stderr}"
     return done

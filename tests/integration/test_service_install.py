@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from keepd.errors import ServiceError
 from keepd.install import ops
 from keepd.install.actions import Done, Runner
 from keepd.install.command import Command
@@ -21,8 +22,10 @@ from keepd.install.launchd import Launchd
 from keepd.install.render import Extras, machine_extras, render_service, systemd_quote
 from keepd.install.systemd import Systemd
 from keepd.paths import launch_agents_dir, notes_dir, systemd_user_dir
+from tests.integration.daemon_kit import make_tree, running
 
-KEEPD = Command((sys.executable, "-m", "keepd"), "test")
+# Not this Python: a checkout under /tmp is refused (PrivateTmp= would hide it from the service).
+KEEPD = Command(("/usr/bin/env", "keepd"), "test")
 SHOWN_ACTIVE = (
     "Id=keepd.socket\nLoadState=loaded\nActiveState=active\nSubState=listening\n"
     "UnitFileState=enabled\nFragmentPath={dir}/keepd.socket\n\n"
@@ -82,7 +85,7 @@ def test_systemd_install_is_idempotent_and_restarts_on_change() -> None:
     assert code != 0  # nothing answers on the socket: said so, not hidden
     assert "does not answer" in out.getvalue()
     unit = systemd_user_dir() / "keepd.service"
-    assert f"ExecStart={sys.executable} -m keepd run" in unit.read_text()
+    assert "ExecStart=/usr/bin/env keepd run" in unit.read_text()
     assert (systemd_user_dir() / "keepd.socket").exists()
     assert notes_dir().is_dir() and oct(notes_dir().stat().st_mode & 0o777) == "0o700"
     assert runner.ran() == [
@@ -159,7 +162,7 @@ def test_status_reads_systemctl_show() -> None:
 
 def test_files_for_packagers_pass_systemd_analyze_verify(tmp_path: Path) -> None:
     out = tmp_path / "units"
-    argv = ["service", "files", str(out), "--manager", "systemd", "--command", sys.executable]
+    argv = ["service", "files", str(out), "--manager", "systemd", "--command", "/usr/bin/env"]
     subprocess.run([sys.executable, "-m", "keepd", *argv], check=True, capture_output=True)
     assert sorted(path.name for path in out.iterdir()) == ["keepd.service", "keepd.socket"]
     if shutil.which("systemd-analyze") is None:
@@ -179,7 +182,7 @@ def test_files_for_packagers_pass_systemd_analyze_verify(tmp_path: Path) -> None
     (odd / "claude").mkdir(parents=True)
     os.environ["CLAUDE_CONFIG_DIR"] = str(odd / "claude")
     try:
-        text = render_service(Command((sys.executable,), "test"), machine_extras())
+        text = render_service(Command(("/usr/bin/env",), "test"), machine_extras())
     finally:
         del os.environ["CLAUDE_CONFIG_DIR"]
     assert "Environment=" in text and f"-{systemd_quote(str(odd / 'claude'))}" in text
@@ -218,3 +221,13 @@ def test_service_and_doctor_stay_light(tmp_path: Path) -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
     )
     assert done.stderr.strip().splitlines()[-1] == "[0, 1, 1] []", done.stderr
+
+
+def test_install_refuses_while_a_daemon_runs_by_hand(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tree = make_tree(tmp_path, notify={"enabled": False})
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(tree.runtime))
+    with running(tree), pytest.raises(ServiceError, match="already runs outside the service"):
+        ops.install(Systemd(Recorder()), KEEPD, Extras(), io.StringIO(), socket=True, dry=False)
+    assert not (systemd_user_dir() / "keepd.service").exists()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -17,6 +18,7 @@ import tempfile
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
+from importlib import metadata
 from pathlib import Path
 
 CGROUPS = Path("/sys/fs/cgroup")
@@ -185,22 +187,22 @@ SYSTEM_PYTHON = Path("/usr/bin/python3")
 
 
 def pipx_like_keepd(manager: UserManager) -> tuple[Path | None, str]:
-    """A keepd the manager's user can run, laid out as pipx does (a venv, and a link to its
-    script in ~/.local/bin), made from the system Python with this checkout's packages (the
-    test's own Python may sit where that user cannot read, as pyenv's under /root does).
-    Returns the link, or None and why it cannot run."""
+    """keepd installed for the manager's user as pipx lays it out (a venv under
+    ~/.local/share/pipx and a link to its script in ~/.local/bin), made from the system Python
+    with copies of this checkout's package and of the installed distributions it needs: the
+    test's own Python and checkout may sit where that user or a service (PrivateTmp=) cannot
+    see them, as pyenv's under /root or a clone under /tmp. Returns the link, or None and why."""
     if not SYSTEM_PYTHON.exists():
         return None, f"{SYSTEM_PYTHON} is not installed"
     venv = manager.home / ".local" / "share" / "pipx" / "venvs" / "keepd"
     made = manager.run([str(SYSTEM_PYTHON), "-m", "venv", "--without-pip", str(venv)])
     if made.returncode != 0:
         return None, f"cannot make a venv: {made.stderr.strip()}"
-    ours = next(p for p in map(Path, sys.path) if p.name == "site-packages" and p.is_dir())
     version = f"python{sys.version_info[0]}.{sys.version_info[1]}"
     site = venv / "lib" / version / "site-packages"
     if not site.is_dir():
         return None, f"{SYSTEM_PYTHON} is not {version}"
-    (site / "keepd-checkout.pth").write_text(f"import site; site.addsitedir({str(ours)!r})\n")
+    _copy_runtime(site)
     script = venv / "bin" / "keepd"
     script.write_text(
         f"#!{venv / 'bin' / 'python'}\nimport sys\nfrom keepd.cli import main\nsys.exit(main())\n"
@@ -212,8 +214,45 @@ def pipx_like_keepd(manager: UserManager) -> tuple[Path | None, str]:
     _own(manager.home / ".local", manager.uid)
     tried = manager.run([str(link), "--version"])
     if tried.returncode != 0:
-        return None, f"user {manager.uid} cannot run this checkout: {tried.stderr.strip()[-200:]}"
+        return None, f"user {manager.uid} cannot run the copy: {tried.stderr.strip()[-200:]}"
     return link, ""
+
+
+def _copy_runtime(site: Path) -> None:
+    """This checkout's `keepd` package and the files of every distribution it depends on."""
+    import keepd
+
+    ignore = shutil.ignore_patterns("__pycache__")
+    shutil.copytree(Path(keepd.__file__).parent, site / "keepd", ignore=ignore)
+    for dist in _requirements("keepd"):
+        for name in dist.files or []:
+            source = Path(str(dist.locate_file(name)))
+            if ".." in name.parts or "__pycache__" in name.parts or not source.is_file():
+                continue
+            target = site / name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, target)
+
+
+def _requirements(root: str) -> list[metadata.Distribution]:
+    """The installed distributions `root` needs, transitively (extras left out)."""
+    found: dict[str, metadata.Distribution] = {}
+    todo = list(metadata.requires(root) or [])
+    while todo:
+        requirement = todo.pop()
+        if "extra ==" in requirement:
+            continue
+        match = re.match(r"[A-Za-z0-9._-]+", requirement)
+        name = re.sub(r"[-_.]+", "-", match.group(0)).lower() if match else ""
+        if not name or name in found:
+            continue
+        try:
+            dist = metadata.distribution(name)
+        except metadata.PackageNotFoundError:
+            continue  # a requirement for another platform
+        found[name] = dist
+        todo += dist.requires or []
+    return list(found.values())
 
 
 def _own(folder: Path, uid: int) -> None:
