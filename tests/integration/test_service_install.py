@@ -231,3 +231,11 @@ def test_install_refuses_while_a_daemon_runs_by_hand(
     with running(tree), pytest.raises(ServiceError, match="already runs outside the service"):
         ops.install(Systemd(Recorder()), KEEPD, Extras(), io.StringIO(), socket=True, dry=False)
     assert not (systemd_user_dir() / "keepd.service").exists()
+
+
+def test_logs_come_from_the_journal_or_the_log_files() -> None:
+    journal = Systemd(Recorder()).logs_argv(20, follow=True)
+    assert journal[:2] == ["journalctl", "--user"] and "keepd.service" in journal
+    assert journal[-3:] == ["--lines", "20", "--follow"]
+    files = Launchd(Recorder()).logs_argv(5, follow=False)
+    assert files[:3] == ["tail", "-n", "5"] and files[-1].endswith("launchd.log")
