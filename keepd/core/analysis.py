@@ -15,7 +15,7 @@ from keepd.core.curve import Curve, FloatArray, curve
 from keepd.core.grade import DEFAULT_TUNING, Grading, Tuning, Zone, grade
 from keepd.core.messages import Node
 from keepd.core.session import SessionState
-from keepd.core.tokens import ContextUse, context_use, freed_shares
+from keepd.core.tokens import ContextUse, context_use
 from keepd.core.tree import Branch
 
 SCHEMA_VERSION = 1
@@ -129,9 +129,10 @@ def analyse_state(
     that does not grow with the number of stops.
     """
     branch = state.branch()
-    tokens, estimated = state.ledger.tokens, state.ledger.estimated
-    frees = freed_shares(tokens, branch.stops)
-    points = curve(state.index, branch.stops)
+    estimated = state.ledger.estimated
+    positions = state.stop_indices()
+    frees = state.ledger.freed(positions)
+    points = curve(state.index, positions)
     grading = grade(points, frees, tuning)
     use = context_use(state.tree, branch.boundary, window)
     marked = None if every_stop else _marked(grading)

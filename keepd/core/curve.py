@@ -37,15 +37,16 @@ class Curve:
 def curve(index: Index, stops: Sequence[int] | IntArray) -> Curve:
     """The curve at `stops`: two reversed cumulative sums, O(messages)."""
     at = np.asarray(stops, dtype=np.int64)
-    kept_all = _suffix_sums(index.uses_by_message)
-    own_all = _suffix_sums(index.uses_by_first)
-    kept = kept_all[at]
-    own = own_all[at]
+    kept = _suffix_sums_at(index.uses_by_message, at)
+    own = _suffix_sums_at(index.uses_by_first, at)
     with np.errstate(invalid="ignore", divide="ignore"):
         sc = np.where(kept > 0, own / np.maximum(kept, 1), np.nan)
     return Curve(stops=at, sc=sc.astype(np.float64), kept=kept, borrowed=kept - own)
 
 
-def _suffix_sums(values: IntArray) -> IntArray:
-    """Element s is the sum of values[s:]."""
-    return np.cumsum(values[::-1])[::-1]
+def _suffix_sums_at(values: IntArray, at: IntArray) -> IntArray:
+    """For each s in `at`, the sum of values[s:] (one pass, no reversed copies)."""
+    if not len(values):
+        return np.zeros(len(at), dtype=np.int64)
+    before = np.cumsum(values) - values  # element s: the sum of values[:s]
+    return np.asarray(int(before[-1] + values[-1]) - before[at], dtype=np.int64)

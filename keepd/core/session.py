@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from keepd.core.entries import EntryReader
-from keepd.core.index import Index
+from keepd.core.index import Growable, Index, IntArray
 from keepd.core.messages import DEFAULT_POLICY, Node, TextPolicy, make_node
 from keepd.core.tokens import TokenLedger
 from keepd.core.tree import Branch, Scope, Tree
@@ -47,6 +49,7 @@ class SessionState:
         self._resolved_nodes = 0  # tree nodes the branch accounts for
         self._front: _Frontier | None = None
         self._thinned = 0  # messages before this index have been thinned (compact mode)
+        self._stops = Growable()
         self._sidechain_only = True
 
     def feed(self, data: bytes) -> int:
@@ -85,6 +88,11 @@ class SessionState:
             self._forget()
         return self._branch
 
+    def stop_indices(self) -> IntArray:
+        """The branch's stops as an array (message indices), kept as the branch grows."""
+        self.branch()
+        return np.asarray(self._stops.view(), dtype=np.int64)
+
     def _forget(self) -> None:
         """Keeps only what the analysis of an appended-to branch needs (compact mode)."""
         if self.stale:
@@ -114,7 +122,9 @@ class SessionState:
                 front.hang(node)
         start = len(branch.messages)
         branch.messages.extend(added)
-        branch.stops.extend(start + i for i, node in enumerate(added) if node.is_prompt)
+        stops = [start + i for i, node in enumerate(added) if node.is_prompt]
+        branch.stops.extend(stops)
+        self._stops.append(np.asarray(stops, dtype=np.int64))
         self._commit(added, front)
         return True
 
@@ -122,6 +132,8 @@ class SessionState:
         self.resolves += 1
         branch = self.tree.branch(self.scope)
         self._branch = branch
+        self._stops = Growable()
+        self._stops.append(np.asarray(branch.stops, dtype=np.int64))
         self._front = _Frontier.of(branch.messages, self.tree.nodes)
         self._sync(branch.messages)
         self._resolved_nodes = len(self.tree.nodes)

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from keepd.core.curve import FloatArray
-from keepd.core.index import Growable
+from keepd.core.index import Growable, IntArray
 from keepd.core.messages import Node
 from keepd.core.tree import Tree
 
@@ -41,6 +41,8 @@ class TokenLedger:
     def __init__(self) -> None:
         self._estimate = Growable(np.float64)
         self._tokens = Growable(np.float64)
+        self._before = Growable(np.float64)  # tokens of the messages before each message
+        self._clean = 0  # `_before` is up to date below this index
         self._anchor: tuple[int, int] | None = None  # (message index, context size)
         self._responses: set[int] = set()  # hashes of the message ids already counted
 
@@ -59,8 +61,25 @@ class TokenLedger:
             weight = np.array([max(node.estimated_tokens, 1.0)])
             self._estimate.append(weight)
             self._tokens.append(weight)
+            self._before.grow(1)
             if node.context_tokens is not None and self._first_line(node):
                 self._settle(at, node.context_tokens)
+
+    def freed(self, stops: IntArray) -> FloatArray:
+        """For each stop, the share of the branch's tokens that lies before it.
+
+        The running sums are brought up to date from the first message that changed, so a
+        refresh after appending costs O(the new messages), not O(the branch).
+        """
+        tokens, before = self._tokens.view(), self._before.view()
+        if self._clean < len(tokens):
+            start = max(self._clean, 1)
+            if self._clean == 0 and len(tokens):
+                before[0] = 0.0
+            before[start:] = before[start - 1] + np.cumsum(tokens[start - 1 : -1])
+            self._clean = len(tokens)
+        total = float(before[-1] + tokens[-1]) if len(tokens) else 0.0
+        return np.asarray(before[stops] / (total or 1.0), dtype=np.float64)
 
     def _first_line(self, node: Node) -> bool:
         if node.msg_id is None:
@@ -79,6 +98,7 @@ class TokenLedger:
             part = self._estimate.view()[start:at]
             if grown > 0 and len(part):
                 self._tokens.view()[start:at] = part * (grown / part.sum())
+                self._clean = min(self._clean, start + 1)
         self._anchor = (at, context)
 
 
