@@ -15,7 +15,7 @@ import os
 import shlex
 import stat
 import sys
-from collections.abc import Callable, MutableMapping
+from collections.abc import Callable, Mapping, MutableMapping
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -157,11 +157,18 @@ def _apple(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def opener(path: Path, command: str = "") -> list[str] | None:
+def opener(
+    path: Path, command: str = "", environ: Mapping[str, str] = os.environ
+) -> list[str] | None:
     """The command that opens `path`: the configured one, else the platform's (None: Windows).
+
+    Under systemd the daemon runs in a sandbox (read-only home, no network for what it
+    starts), so the viewer is started outside it, as a transient unit of the user's manager.
 
     >>> opener(Path("/n/x.html"), "firefox --new-tab")
     ['firefox', '--new-tab', '/n/x.html']
+    >>> opener(Path("/n/x.html"), environ={"INVOCATION_ID": "1"})[:4]
+    ['systemd-run', '--user', '--collect', '--quiet']
     """
     if command.strip():
         return [*shlex.split(command), str(path)]
@@ -169,6 +176,8 @@ def opener(path: Path, command: str = "") -> list[str] | None:
         return ["open", str(path)]
     if sys.platform == "win32":
         return None
+    if environ.get("INVOCATION_ID"):
+        return ["systemd-run", "--user", "--collect", "--quiet", "xdg-open", str(path)]
     return ["xdg-open", str(path)]
 
 
