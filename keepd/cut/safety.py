@@ -14,6 +14,7 @@ import orjson
 from keepd.cut.model import Snapshot
 from keepd.errors import LockedError, SessionBusyError, SessionChangedError
 from keepd.paths import claude_roots
+from keepd.procs import pid_alive
 
 RECENT_SECONDS = 60.0
 _HASH_CHUNK = 1 << 20
@@ -73,18 +74,6 @@ def _registered(entry: Path, session_ids: set[str]) -> int | None:
         return None
     pid = data.get("pid")
     return pid if isinstance(pid, int) and pid_alive(pid) else None
-
-
-def pid_alive(pid: int) -> bool:
-    if pid <= 0:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True  # someone else's process, alive
-    return True
 
 
 def holding_pids(path: Path, proc: Path = Path("/proc")) -> list[int]:

@@ -10,7 +10,6 @@ as `stale`) is handled by reading the file again.
 from __future__ import annotations
 
 import contextlib
-import errno
 import logging
 import os
 import time
@@ -28,6 +27,7 @@ from keepd.daemon.tail import Tail
 from keepd.discover import is_sidechain_file
 from keepd.errors import AmbiguousSessionError
 from keepd.overview import SessionInfo, pick_fields
+from keepd.procs import pid_alive
 
 log = logging.getLogger(__name__)
 Clock = Callable[[], float]
@@ -274,20 +274,8 @@ def _running_session(entry: Path) -> str | None:
     if not isinstance(data, dict):
         return None
     pid, session_id = data.get("pid"), data.get("sessionId")
-    if not isinstance(pid, int) or not isinstance(session_id, str) or not _alive(pid):
+    if not isinstance(pid, int) or not isinstance(session_id, str) or not pid_alive(pid):
         return None
     return session_id
 
 
-def _alive(pid: int) -> bool:
-    if pid <= 0:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    except OSError as error:
-        return error.errno == errno.EPERM
-    return True
