@@ -277,5 +277,3 @@ def _running_session(entry: Path) -> str | None:
     if not isinstance(pid, int) or not isinstance(session_id, str) or not pid_alive(pid):
         return None
     return session_id
-
-
