@@ -45,6 +45,11 @@ def load_stitch(shared: Path) -> ModuleType:
     return module
 
 
+def forget_transcripts(shared: Path) -> None:
+    """Drops the transcripts `load_stitch` keeps once every join is written."""
+    load_stitch(shared).read.cache_clear()
+
+
 def corpus_sessions(shared: Path) -> list[Path]:
     """The user sessions of the corpus (sub-agent transcripts left out)."""
     return sorted(

@@ -15,7 +15,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from keepd.evaluate import dialogue, picks, ranks, speed, sweep, zones
-from keepd.evaluate.cases import CALIBRATION, HELD_OUT, TAILS, find_shared, labelled_cases
+from keepd.evaluate.cases import (
+    CALIBRATION,
+    HELD_OUT,
+    TAILS,
+    find_shared,
+    forget_transcripts,
+    labelled_cases,
+)
 from keepd.evaluate.cases import single_cases as unstitched_cases
 from keepd.evaluate.document import Run, write
 from keepd.evaluate.score import Prepared, prepare
@@ -123,7 +130,7 @@ def _log(step: str) -> None:
 
 def _groups(shared: Path, folder: Path, scale: Scale) -> list[GroupCases]:
     _log("stitching and preparing sessions")
-    return [
+    groups = [
         GroupCases(
             group.title,
             group.held_out,
@@ -132,6 +139,8 @@ def _groups(shared: Path, folder: Path, scale: Scale) -> list[GroupCases]:
         )
         for group in [*CALIBRATION, *HELD_OUT, *TAILS]
     ]
+    forget_transcripts(shared)
+    return groups
 
 
 def _smallest(cases: list[Prepared], n: int) -> list[Prepared]:
