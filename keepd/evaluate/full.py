@@ -190,7 +190,7 @@ def _sweep(groups: list[GroupCases], labelled: list[Prepared]) -> list[sweep.Cas
     combos = sweep.grid()
     out = []
     for title, role, cases in [
-        *((g.title, "held out" if g.held_out else "calibration", g.cases) for g in groups),
+        *((g.label, "held out" if g.held_out else "calibration", g.cases) for g in groups),
         ("labelled", "labelled", labelled),
     ]:
         for case in cases:
