@@ -56,14 +56,18 @@ class TokenLedger:
         return self._anchor is None
 
     def extend(self, messages: Sequence[Node]) -> None:
-        for node in messages:
-            at = self._estimate.size
-            weight = np.array([max(node.estimated_tokens, 1.0)])
-            self._estimate.append(weight)
-            self._tokens.append(weight)
-            self._before.grow(1)
+        start = self._estimate.size
+        weights = np.fromiter(
+            (max(node.estimated_tokens, 1.0) for node in messages),
+            dtype=np.float64,
+            count=len(messages),
+        )
+        self._estimate.append(weights)
+        self._tokens.append(weights)
+        self._before.grow(len(messages))
+        for offset, node in enumerate(messages):
             if node.context_tokens is not None and self._first_line(node):
-                self._settle(at, node.context_tokens)
+                self._settle(start + offset, node.context_tokens)
 
     def freed(self, stops: IntArray) -> FloatArray:
         """For each stop, the share of the branch's tokens that lies before it.
