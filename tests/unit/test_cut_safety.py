@@ -13,13 +13,13 @@ from keepd.cut.safety import (
     busy_reason,
     holding_pids,
     locked,
-    pid_alive,
     recent_write,
     refuse_if_busy,
     refuse_if_changed,
     registered_pid,
 )
 from keepd.errors import LockedError, SessionBusyError, SessionChangedError
+from keepd.procs import pid_alive
 from tests.cut_kit import age, holding_open, live_process, register
 
 
