@@ -9,14 +9,13 @@ from __future__ import annotations
 import contextlib
 import logging
 import math
-import os
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import orjson
 
+from keepd.atomic import replace_file
 from keepd.errors import UsageError
 
 log = logging.getLogger(__name__)
@@ -116,20 +115,7 @@ def load_memory(path: Path) -> Memory:
 
 def save_memory(path: Path, memory: Memory) -> None:
     """Writes the memory atomically, private to the user."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    data = orjson.dumps(memory.to_dict())
-    fd, temporary = tempfile.mkstemp(prefix=".daemon-", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        Path(temporary).chmod(0o600)
-        Path(temporary).replace(path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            Path(temporary).unlink()
-        raise
+    replace_file(path, orjson.dumps(memory.to_dict()), mode=0o600)
 
 
 def _parse(data: Any) -> Memory:

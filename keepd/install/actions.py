@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 import contextlib
-import os
 import shlex
 import subprocess
 import sys
-import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
+from keepd.atomic import replace_file
 from keepd.errors import ServiceError
 
 COMMAND_SECONDS = 90.0
@@ -144,19 +143,7 @@ def write_file(path: Path, content: bytes) -> bool:
     with contextlib.suppress(OSError):
         if path.read_bytes() == content:
             return False
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(handle, "wb") as stream:
-            stream.write(content)
-            stream.flush()
-            os.fsync(stream.fileno())
-        Path(temporary).chmod(0o644)
-        Path(temporary).replace(path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            Path(temporary).unlink()
-        raise
+    replace_file(path, content, mode=0o644)
     return True
 
 

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import hashlib
-import os
 import re
-import tempfile
 from pathlib import Path
 
 from keepd._version import __version__
+from keepd.atomic import replace_file
 from keepd.core.analysis import Analysis, BlockInfo, Stop
 from keepd.report.instructions import block_start, short, summary_instructions, target_stop
 from keepd.report.note_assets import SCRIPT, STYLE, content_security_policy
@@ -281,32 +280,5 @@ def write_note(analysis: Analysis, directory: Path | None = None) -> Path:
 
 
 def write_private(target: Path, data: bytes) -> None:
-    """Replaces `target` with `data`: a 0600 temp file in the same folder, fsynced, renamed."""
-    folder = target.parent
-    if not folder.is_dir():
-        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-        folder.chmod(0o700)
-    handle, temp = tempfile.mkstemp(dir=folder, prefix=f".{target.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "wb") as out:
-            out.write(data)
-            out.flush()
-            os.fsync(out.fileno())
-        Path(temp).replace(target)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
-    _sync_folder(folder)
-
-
-def _sync_folder(folder: Path) -> None:
-    try:
-        handle = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(handle)
-    except OSError:
-        pass
-    finally:
-        os.close(handle)
+    """Replaces `target` with `data`, mode 0600 in a 0700 folder, atomically."""
+    replace_file(target, data, mode=0o600, folder_mode=0o700)
