@@ -57,29 +57,13 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("-v", "--verbose", action="store_true", help="tracebacks and debug logs")
     commands = parser.add_subparsers(title="commands", metavar="COMMAND")
     report = commands.add_parser("report", help="print where to stop in one or more sessions")
-    report.add_argument(
-        "sessions",
-        nargs="*",
-        metavar="SESSION",
-        help="a path, a session id or unique prefix (default: the newest session here)",
-    )
-    report.add_argument("--whole", action="store_true", help="the full history, uncompacted")
+    _session_arguments(report, "sessions", "*")
     report.add_argument("--json", action="store_true", help="machine-readable output")
-    report.add_argument("--example", action="store_true", help="analyse the bundled example")
     report.add_argument("--width", type=int, help="terminal width (default: detected)")
-    report.add_argument("--window", type=int, help="context window in tokens (default: 200k)")
     report.set_defaults(handler=_report)
     note = commands.add_parser("note", help="write a session's note (HTML) and print its link")
-    note.add_argument(
-        "session",
-        nargs="?",
-        metavar="SESSION",
-        help="a path, a session id or unique prefix (default: the newest session here)",
-    )
-    note.add_argument("--whole", action="store_true", help="the full history, uncompacted")
-    note.add_argument("--example", action="store_true", help="the note of the bundled example")
+    _session_arguments(note, "session", "?")
     note.add_argument("--dir", type=Path, metavar="DIR", help="write here (default: notes dir)")
-    note.add_argument("--window", type=int, help="context window in tokens (default: 200k)")
     note.set_defaults(handler=_note)
     from keepd.cli_daemon import add_commands
 
@@ -91,6 +75,19 @@ def _parser() -> argparse.ArgumentParser:
 
     add_service_commands(commands)
     return parser
+
+
+def _session_arguments(command: argparse.ArgumentParser, dest: str, nargs: str) -> None:
+    """What names the session(s) and how to read them: shared by `report` and `note`."""
+    command.add_argument(
+        dest,
+        nargs=nargs,
+        metavar="SESSION",
+        help="a path, a session id or unique prefix (default: the newest session here)",
+    )
+    command.add_argument("--whole", action="store_true", help="the full history, uncompacted")
+    command.add_argument("--example", action="store_true", help="the bundled example session")
+    command.add_argument("--window", type=int, help="context window in tokens (default: 200k)")
 
 
 def _report(args: argparse.Namespace) -> int:

@@ -335,3 +335,14 @@ class StandIn:
     def close(self) -> None:
         self.process.terminate()
         self.process.wait(5)
+
+
+def run_cli(tree: Tree, *args: str) -> subprocess.CompletedProcess[bytes]:
+    """The installed command run in `tree`'s environment, as a user would."""
+    return subprocess.run(
+        [sys.executable, "-m", "keepd", *args],
+        env=tree.env,
+        capture_output=True,
+        timeout=60,
+        check=False,
+    )

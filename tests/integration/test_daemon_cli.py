@@ -7,7 +7,6 @@ import os
 import signal
 import socket
 import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -31,6 +30,7 @@ from tests.integration.daemon_kit import (
     fresh_report,
     make_tree,
     need,
+    run_cli,
     running,
     wait_until,
 )
@@ -98,15 +98,6 @@ def test_bad_configuration_names_the_key(
     assert "notify.threshold must be at most" in capsys.readouterr().err
 
 
-def _cli(tree: Tree, *argv: str) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run(
-        [sys.executable, "-m", "keepd", *argv],
-        env=tree.env,
-        capture_output=True,
-        timeout=60,
-        check=False,
-    )
-
 
 def test_one_daemon_per_user_and_a_stale_socket_is_replaced(tmp_path: Path) -> None:
     tree = make_tree(tmp_path, notify={"enabled": False})
@@ -118,10 +109,10 @@ def test_one_daemon_per_user_and_a_stale_socket_is_replaced(tmp_path: Path) -> N
     path.write_bytes(b"".join(example_lines()[:80]))
     with running(tree) as daemon:
         assert (stale.stat().st_mode & 0o777, stale.parent.stat().st_mode & 0o777) == (0o600, 0o700)
-        second = _cli(tree, "run", "--config", str(tree.config))
+        second = run_cli(tree, "run", "--config", str(tree.config))
         assert second.returncode == 75 and b"already running" in second.stderr
         assert daemon.call("ping")["pong"] is True
-        shown = _cli(tree, "show", EXAMPLE_ID[:8])
+        shown = run_cli(tree, "show", EXAMPLE_ID[:8])
         assert shown.returncode == 0 and shown.stderr == b"" and b"places to stop" in shown.stdout
         detail = daemon.call("session", {"name": EXAMPLE_ID, "detail": True})
         assert detail == fresh_report(path)
@@ -168,15 +159,15 @@ def test_a_muted_session_waits_for_unmute(tmp_path: Path, bus: PrivateBus) -> No
     try:
         with running(tree) as daemon:
             daemon.settled(path)
-            muted = _cli(tree, "mute", EXAMPLE_ID[:8], "--json")
+            muted = run_cli(tree, "mute", EXAMPLE_ID[:8], "--json")
             assert muted.returncode == 0 and orjson.loads(muted.stdout)["daemon"] is True
             append(path, b"".join(example_lines()[40:]))
             assert_nothing_lost(daemon, path)
             time.sleep(0.8)
             assert server.calls() == []
-            assert _cli(tree, "unmute", EXAMPLE_ID[:8]).returncode == 0
+            assert run_cli(tree, "unmute", EXAMPLE_ID[:8]).returncode == 0
             wait_until(server.calls)
-            paused = _cli(tree, "pause", "--json")
+            paused = run_cli(tree, "pause", "--json")
             assert orjson.loads(paused.stdout)["action"] == "pause"
             assert daemon.call("status")["paused"] is True
     finally:

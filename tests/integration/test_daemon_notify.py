@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -26,6 +25,7 @@ from tests.integration.daemon_kit import (
     fresh_report,
     make_tree,
     need,
+    run_cli,
     running,
     wait_until,
 )
@@ -43,15 +43,6 @@ def crossing(lines: list[bytes]) -> int:
             return count
     raise AssertionError("the example never reaches the threshold")
 
-
-def cli(tree: Tree, *args: str) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run(
-        [sys.executable, "-m", "keepd", *args],
-        env=tree.env,
-        capture_output=True,
-        timeout=60,
-        check=False,
-    )
 
 
 def write_lines(path: Path, lines: list[bytes]) -> None:
@@ -126,11 +117,11 @@ def _check_note_opened(tree: Tree, expected: dict[str, Any]) -> None:
 
 
 def _check_cli(tree: Tree, path: Path) -> None:
-    status = cli(tree, "status", "--json")
+    status = run_cli(tree, "status", "--json")
     assert status.returncode == 0 and status.stderr == b""
     data = orjson.loads(status.stdout)
     assert data["daemon"] is True and data["notices_sent"] == 1 and data["sessions"] == 1
-    sessions = cli(tree, "sessions", "--json")
+    sessions = run_cli(tree, "sessions", "--json")
     assert sessions.returncode == 0 and sessions.stderr == b""
     [item] = orjson.loads(sessions.stdout)
     assert item["path"] == str(path) and item["state"] == "active"
