@@ -169,3 +169,31 @@ class WriteFailedError(KeepdError):
 
     title = "cannot write session"
     exit_code = 74
+
+
+class RecallError(KeepdError):
+    """The recall store cannot be used: no FTS5 in this Python's SQLite, unreadable, too new."""
+
+    title = "recall"
+    exit_code = 17
+
+
+class RecallQueryError(KeepdError):
+    """A recall query that cannot be searched for (no words, a bad limit)."""
+
+    title = "bad query"
+    exit_code = 18
+
+
+class NotRecalledError(KeepdError):
+    """No stored message, cut or session matches what was named."""
+
+    title = "not in the recall store"
+    exit_code = 19
+
+
+class MissingExtraError(KeepdError):
+    """An optional dependency a command needs is not installed."""
+
+    title = "not installed"
+    exit_code = 20

@@ -123,3 +123,13 @@ def service_writable() -> list[Path]:
     """Every folder the daemon (or `keepd cut`) may write: keepd's own, and the Claude roots."""
     own = [data_dir(), notes_dir(), state_dir(), cuts_dir(), log_file().parent, runtime_dir()]
     return [*own, *claude_roots()]
+
+
+def recall_dir() -> Path:
+    """The recall store's folder (0700): the database and SQLite's journal files beside it."""
+    return data_dir() / "recall"
+
+
+def recall_db() -> Path:
+    """The SQLite database of the messages keepd's cuts (and Claude Code's compactions) left out."""
+    return recall_dir() / "recall.sqlite3"

@@ -35,7 +35,7 @@ FALLING_MARK = "▔▔▁"
 class Tuning:
     """The constants of grading, calibrated in `keepd.evaluate` (README, "Calibration")."""
 
-    clear: float = 10.0
+    clear: float = 6.0
     subtopic: float = 4.0
     faint: float = 2.5
     min_kept_uses: int = 60
@@ -44,6 +44,7 @@ class Tuning:
     ahead: int = 6
     behind: int = 6
     rise_weight: float = 1.5
+    near_peak: float = 0.8  # a neighbour this close to the peak's height may be its best stop
 
 
 DEFAULT_TUNING = Tuning()
@@ -82,8 +83,7 @@ def grade(curve: Curve, frees: FloatArray, tuning: Tuning = DEFAULT_TUNING) -> G
     eligible = _eligible(curve, frees, tuning)
     points = np.flatnonzero(eligible)
     wiggle = _wiggle(curve.sc[points])
-    heights = _heights(curve, tuning) / wiggle if np.isfinite(wiggle) else None
-    zones = [] if heights is None else _zones(curve, heights, points, tuning)
+    zones = _zones(curve, wiggle, points, tuning) if np.isfinite(wiggle) else []
     pick = _pick(zones)
     trade = [] if pick is not None else _trade(curve, frees, points)
     return Grading(wiggle, eligible, zones, pick, trade)
@@ -95,7 +95,7 @@ def multiples(curve: Curve, frees: FloatArray, tuning: Tuning = DEFAULT_TUNING) 
     wiggle = _wiggle(curve.sc[eligible])
     if not np.isfinite(wiggle):
         return np.full(len(curve), np.nan)
-    out = _heights(curve, tuning) / wiggle
+    out = _heights(curve, tuning)[0] / wiggle
     out[~eligible] = np.nan
     return out
 
@@ -116,8 +116,9 @@ def _wiggle(values: FloatArray) -> float:
     return max(float(np.median(np.abs(np.diff(values)))), 1e-4)
 
 
-def _heights(curve: Curve, tuning: Tuning) -> FloatArray:
-    """How far each stop stands above the stops after it and, weighted, the stops before it.
+def _heights(curve: Curve, tuning: Tuning) -> tuple[FloatArray, FloatArray]:
+    """How far each stop stands above the stops after it and, weighted, the stops before it;
+    and the part of it that is the rise.
 
     A change of work is a peak: the curve falls after it (the new work's own first words
     become borrowed) and rises into it (old messages that borrow heavily leave the kept
@@ -127,15 +128,16 @@ def _heights(curve: Curve, tuning: Tuning) -> FloatArray:
     """
     sc = curve.sc
     if not len(sc):
-        return np.zeros(0, dtype=np.float64)
+        return np.zeros(0, dtype=np.float64), np.zeros(0, dtype=np.float64)
     fall = sc - _neighbour_mean(sc, tuning.ahead, after=True)
     rise = sc - _neighbour_mean(sc, tuning.behind, after=False)
     # Without stops before it a stop cannot be a peak: the curve's own fall would pass for one.
     rise[: min(2, len(rise))] = np.nan
     fall[: min(2, len(fall))] = np.nan
     weight = np.sqrt(curve.kept / max(int(curve.kept[0]), 1))
-    heights = (np.nan_to_num(fall) + tuning.rise_weight * np.nan_to_num(rise)) * weight
-    return np.asarray(np.nan_to_num(heights), dtype=np.float64)
+    rise = np.nan_to_num(rise) * weight
+    heights = np.nan_to_num(fall) * weight + tuning.rise_weight * rise
+    return np.asarray(np.nan_to_num(heights), dtype=np.float64), rise
 
 
 def _neighbour_mean(sc: FloatArray, window: int, *, after: bool) -> FloatArray:
@@ -150,14 +152,44 @@ def _neighbour_mean(sc: FloatArray, window: int, *, after: bool) -> FloatArray:
     return means
 
 
-def _zones(curve: Curve, heights: FloatArray, points: np.ndarray, tuning: Tuning) -> list[Zone]:
-    """Local maxima of the height among eligible stops, graded by their multiple."""
+def _zones(curve: Curve, wiggle: float, points: np.ndarray, tuning: Tuning) -> list[Zone]:
+    """Local maxima of the height among eligible stops, graded by their multiple.
+
+    A clear change of work rises into its stop as well as falling after it: a zone that only
+    falls (the curve lower there than the stops before it) is at most ●●.
+    """
+    heights, rise = _heights(curve, tuning)
+    heights = heights / wiggle
+    allowed = np.zeros(len(heights), dtype=bool)
+    allowed[points] = True
     zones: list[Zone] = []
     for k in _local_maxima(heights, points, tuning.faint).tolist():
         h = float(heights[k])
-        falling = k > 0 and bool(curve.sc[k] < curve.sc[k - 1])
-        zones.append(Zone(k, k, k, _classify(h, tuning), round(h, 2), falling=falling))
+        grade = _classify(h, tuning)
+        if grade is Grade.CLEAR and rise[k] <= 0:
+            grade = Grade.SUBTOPIC
+        best = _best_stop(curve.sc, heights, allowed, k, tuning.near_peak)
+        falling = best > 0 and bool(curve.sc[best] < curve.sc[best - 1])
+        first, last = min(k, best), max(k, best)
+        zones.append(Zone(first, last, best, grade, round(h, 2), falling=falling))
     return zones
+
+
+def _best_stop(
+    sc: FloatArray, heights: FloatArray, allowed: np.ndarray, peak: int, near: float
+) -> int:
+    """The stop of a zone to cut at: of the peak and its neighbours nearly as high, the most
+    self-contained one (the earlier on a tie).
+
+    The means behind the height make a peak two stops wide lean toward its later stop: the
+    earlier one's fall counts the later one's high value among the stops after it.
+    """
+    best = peak
+    for j in (peak - 1, peak + 1):
+        if 0 <= j < len(sc) and allowed[j] and heights[j] >= near * heights[peak]:
+            if sc[j] > sc[best] or (sc[j] == sc[best] and j < best):
+                best = j
+    return best
 
 
 def _local_maxima(heights: FloatArray, points: np.ndarray, floor: float) -> np.ndarray:
