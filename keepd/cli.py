@@ -74,6 +74,9 @@ def _parser() -> argparse.ArgumentParser:
     from keepd.cli_service import add_commands as add_service_commands
 
     add_service_commands(commands)
+    from keepd.cli_recall import add_commands as add_recall_commands
+
+    add_recall_commands(commands)
     return parser
 
 

@@ -106,6 +106,10 @@ def _undo(args: argparse.Namespace) -> int:
     )
     if done.kept_after is not None:
         print(f"  what was written after the cut is saved in {done.kept_after}")
+    if done.recall_forgotten:
+        print(f"  its {done.recall_forgotten:,} messages left the recall store (cut {done.cut_id})")
+    if done.recall_warning:
+        print(f"keepd: warning: recall store: {done.recall_warning}", file=sys.stderr)
     return 0
 
 
@@ -196,6 +200,17 @@ def _preview(plan: Plan) -> None:
 def _written(outcome: CutOutcome) -> None:
     plan = outcome.plan
     print(f"  written and checked; the file as it was is kept in {outcome.backup}")
+    if outcome.recall_warning is None:
+        print(
+            f"  the {outcome.recalled:,} messages left out are in the recall store as cut "
+            f"{plan.cut_id}: keepd recall --cut {plan.cut_id} WORDS"
+        )
+    else:
+        print(
+            f"keepd: warning: recall store: {outcome.recall_warning} (the cut is written; "
+            "keepd recall cannot find what it left out)",
+            file=sys.stderr,
+        )
     if not outcome.rebuilt_directly:
         print("  keepd report shows the new context after your next message")
     print(f"  undo: keepd undo {plan.session_id}")

@@ -116,9 +116,11 @@ def compose(
     session_id: str,
     pre_tokens: int,
     post_tokens: int,
+    boundary_uuid: str | None = None,
 ) -> Written:
     """The lines of a cut and the context they rebuild (the seed's table of anchors)."""
-    boundary_uuid, summary_uuid = new_uuid(), new_uuid() if placement.has_summary else None
+    boundary_uuid = boundary_uuid or new_uuid()
+    summary_uuid = new_uuid() if placement.has_summary else None
     anchor = summary_uuid if placement is Placement.FIRST and summary_uuid else boundary_uuid
     kept = list(preserved) if placement is not Placement.EMPTY else []
     fields = envelope(last_entry, session_id)

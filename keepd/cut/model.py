@@ -6,6 +6,17 @@ from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 
+CUT_ID_CHARS = 8
+
+
+def cut_id(boundary_uuid: str) -> str:
+    """A cut's short id: the first characters of its boundary's uuid (so the file names it too).
+
+    >>> cut_id("5f0c2a9e-4b1d-4c7e-9a51-0d2c3b4a5e6f")
+    '5f0c2a9e'
+    """
+    return boundary_uuid[:CUT_ID_CHARS]
+
 
 class Placement(StrEnum):
     """Where the summary goes in the new context (the seed's four shapes of a boundary)."""
@@ -79,6 +90,12 @@ class Plan:
     written: Written
     turns: tuple[Turn, ...] = ()
     session_ids: tuple[str, ...] = ()  # the file's name and the id its entries carry
+    dropped_uuids: tuple[str, ...] = ()  # the messages left out, in context order
+
+    @property
+    def cut_id(self) -> str:
+        """The id the recall store keeps the dropped messages under (and the summary names)."""
+        return cut_id(self.written.boundary_uuid)
 
     @property
     def tokens_after(self) -> float:
@@ -101,6 +118,8 @@ class CutOutcome:
     written: bool
     backup: Path | None = None
     rebuilt_directly: bool = False  # keepd's reader sees the new context before the next turn
+    recalled: int = 0  # dropped messages stored in the recall store
+    recall_warning: str | None = None  # why they could not be (the cut stands all the same)
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,3 +131,6 @@ class UndoOutcome:
     size: int
     removed: int  # bytes truncated
     kept_after: Path | None  # turns written after the cut, saved before truncating (`--force`)
+    cut_id: str = ""  # the undone cut's id in the recall store
+    recall_forgotten: int = 0  # its stored messages removed from the recall store
+    recall_warning: str | None = None  # why they could not be

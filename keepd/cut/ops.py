@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from keepd.cut import backup
@@ -68,11 +69,26 @@ def prune_plan(
 
 
 def write(plan: Plan, *, force: bool = False) -> CutOutcome:
-    """Writes a plan unless it drops nothing."""
+    """Writes a plan unless it drops nothing, then keeps the dropped messages in the recall
+    store (a store that fails leaves a warning on the outcome, not a failed cut)."""
     if plan.dropped == 0:
         return CutOutcome(plan, written=False)
-    return apply(plan, force=force)
+    outcome = apply(plan, force=force)
+    if outcome.backup is None:
+        return outcome
+    from keepd.recall.remember import remember_cut
+
+    kept = remember_cut(plan, outcome.backup)
+    return replace(outcome, recalled=kept.messages, recall_warning=kept.warning)
 
 
 def undo_cut(path: Path, *, force: bool = False) -> UndoOutcome:
-    return undo(path, force=force)
+    """Undoes the latest cut; its messages leave the recall store (they are in the context
+    again), and a store that fails only warns."""
+    done = undo(path, force=force)
+    if not done.cut_id:
+        return done
+    from keepd.recall.remember import forget_cut
+
+    gone = forget_cut(done.session_id, done.cut_id)
+    return replace(done, recall_forgotten=gone.messages, recall_warning=gone.warning)

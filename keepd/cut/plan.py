@@ -6,10 +6,10 @@ import re
 from collections.abc import Sequence
 
 from keepd.core.analysis import Analysis, Stop
-from keepd.cut.boundary import compose
+from keepd.cut.boundary import compose, new_uuid
 from keepd.cut.load import Loaded
 from keepd.cut.model import Placement, Plan, Turn
-from keepd.cut.summary import SummaryRequest, message_text, summary_body
+from keepd.cut.summary import SummaryRequest, message_text, recall_cut, summary_body
 from keepd.cut.validate import check_kept
 from keepd.errors import NoSuchStopError, UsageError
 
@@ -65,11 +65,20 @@ def plan_cut(
     if end == 0:
         raise UsageError("nothing comes before that stop; the cut would free nothing")
     check_kept(loaded, kept, allow_open_calls=force)
-    summary, source = None, ""
+    summary, source, boundary = None, "", new_uuid()
     if placement.has_summary:
         body, source = summary_body(loaded, end, request)
-        summary = message_text(body, placement)
-    return assemble(loaded, "cut", placement, kept, summary=summary, source=source, stop=stop)
+        summary = message_text(body, placement, cut=recall_cut(boundary))
+    return assemble(
+        loaded,
+        "cut",
+        placement,
+        kept,
+        summary=summary,
+        source=source,
+        stop=stop,
+        boundary_uuid=boundary,
+    )
 
 
 def assemble(
@@ -82,6 +91,7 @@ def assemble(
     source: str = "",
     stop: Stop | None = None,
     turns: tuple[Turn, ...] = (),
+    boundary_uuid: str | None = None,
 ) -> Plan:
     """The plan of a cut whose kept list is decided: tokens, and the lines to write."""
     before, kept_tokens = kept_tokens_of(loaded, kept)
@@ -95,7 +105,9 @@ def assemble(
         session_id=loaded.state.tree.session_id or loaded.session_id,
         pre_tokens=round(before),
         post_tokens=round(kept_tokens + summary_tokens),
+        boundary_uuid=boundary_uuid,
     )
+    staying = set(kept)
     ids = dict.fromkeys([loaded.session_id, loaded.state.tree.session_id or loaded.session_id])
     return Plan(
         kind=kind,
@@ -117,6 +129,7 @@ def assemble(
         written=written,
         turns=turns,
         session_ids=tuple(ids),
+        dropped_uuids=tuple(uuid for uuid in loaded.uuids if uuid not in staying),
     )
 
 

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from keepd.cut.boundary import new_uuid
 from keepd.cut.gist import notes as notes_text
 from keepd.cut.load import Loaded
 from keepd.cut.model import Placement, Plan, Turn
 from keepd.cut.plan import assemble
-from keepd.cut.summary import message_text
+from keepd.cut.summary import message_text, recall_cut
 from keepd.cut.validate import check_kept
 from keepd.errors import UsageError
 
@@ -65,12 +66,20 @@ def plan_prune(
     kept = [uuid for turn in turns if turn.keep for uuid in uuids[turn.first : turn.last + 1]]
     dropped = [i for turn in turns if not turn.keep for i in range(turn.first, turn.last + 1)]
     check_kept(loaded, kept, allow_open_calls=force)
-    summary, source, placement = None, "", Placement.NONE
+    summary, source, placement, boundary = None, "", Placement.NONE, new_uuid()
     if notes and dropped:
-        summary = message_text(notes_text(loaded, dropped), Placement.FIRST, notes=True)
+        body = notes_text(loaded, dropped)
+        summary = message_text(body, Placement.FIRST, notes=True, cut=recall_cut(boundary))
         source, placement = "keepd's notes", Placement.FIRST
     return assemble(
-        loaded, "prune", placement, kept, summary=summary, source=source, turns=tuple(turns)
+        loaded,
+        "prune",
+        placement,
+        kept,
+        summary=summary,
+        source=source,
+        turns=tuple(turns),
+        boundary_uuid=boundary,
     )
 
 

@@ -35,6 +35,11 @@ NOTES_HEADER = (
     "were left out of the context; the notes below say what they were. The messages after "
     "the notes are kept word for word."
 )
+RECALL_LINE = (
+    "The messages left out are kept in keepd's recall store as cut {cut}: to see a detail, call "
+    'the MCP tool `recall` with cut "{cut}" (if keepd\'s MCP server is connected) or run '
+    "`keepd recall --cut {cut} WORDS`, and `keepd recall --uuid UUID` for one message whole."
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,9 +138,20 @@ def _call(
         return f"claude -p could not start: {error.strerror or error}"
 
 
-def message_text(body: str, placement: Placement, *, notes: bool = False) -> str:
-    """The summary message: Claude Code's kind of preamble, then the body."""
-    if notes:
-        return f"{NOTES_HEADER}\n\nNotes:\n{body}"
-    header = LAST_HEADER if placement is Placement.LAST else FIRST_HEADER
-    return f"{header}\n\nSummary:\n{body}"
+def message_text(
+    body: str, placement: Placement, *, notes: bool = False, cut: str | None = None
+) -> str:
+    """The summary message: Claude Code's kind of preamble, the line that says how to recall
+    what was left out (with the `cut` id, when the recall store can keep it), then the body."""
+    header = NOTES_HEADER if notes else LAST_HEADER if placement is Placement.LAST else FIRST_HEADER
+    if cut:
+        header += "\n" + RECALL_LINE.format(cut=cut)
+    return f"{header}\n\n{'Notes' if notes else 'Summary'}:\n{body}"
+
+
+def recall_cut(boundary_uuid: str) -> str | None:
+    """The cut id to name in the summary, or None when this Python cannot keep a recall store."""
+    from keepd.cut.model import cut_id
+    from keepd.recall.store import fts5_missing
+
+    return cut_id(boundary_uuid) if fts5_missing() is None else None

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from keepd.cut import backup
 from keepd.cut.load import read_exact
-from keepd.cut.model import UndoOutcome
+from keepd.cut.model import UndoOutcome, cut_id
 from keepd.cut.safety import locked, refuse_if_busy
 from keepd.cut.write import truncate
 from keepd.errors import NothingToUndoError, UndoRefusedError, WriteFailedError
@@ -44,6 +44,7 @@ def undo(path: Path, *, force: bool = False) -> UndoOutcome:
         size=record.size_before,
         removed=len(current) - record.size_before,
         kept_after=kept_after,
+        cut_id=cut_id(record.boundary_uuid),
     )
 
 

@@ -1,0 +1,46 @@
+"""The command that reads the recall store: `recall` (search, or one message)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+
+def add_commands(commands: Any) -> None:
+    """Adds `recall` to the `keepd` parser."""
+    recall = commands.add_parser(
+        "recall", help="search the messages keepd's cuts and compactions left out"
+    )
+    recall.add_argument("query", nargs="*", metavar="QUERY", help="words to look for")
+    recall.add_argument("--uuid", metavar="U", help="print this message whole instead")
+    recall.add_argument("--session", metavar="S", help="a session id, prefix or path (or all)")
+    recall.add_argument("--cut", metavar="ID", help="only this cut (its id or a prefix)")
+    recall.add_argument("--limit", type=int, default=10, metavar="N", help="hits shown (10)")
+    recall.add_argument("--json", action="store_true", help="machine-readable output")
+    recall.set_defaults(handler=_recall)
+
+
+def _recall(args: argparse.Namespace) -> int:
+    from keepd.errors import UsageError
+    from keepd.recall import render, search
+
+    query = " ".join(args.query).strip()
+    if args.uuid is not None:
+        if query:
+            raise UsageError("give words to search for or --uuid U, not both")
+        stored = search.fetch(args.uuid, session=args.session)
+        if args.json:
+            sys.stdout.buffer.write(render.message_json(stored))
+        else:
+            sys.stdout.write(render.message_text(stored))
+        return 0
+    if not query:
+        raise UsageError("give words to search for (keepd recall WORDS) or --uuid U")
+    results = search.search(query, session=args.session, cut=args.cut, limit=args.limit)
+    if args.json:
+        sys.stdout.buffer.write(render.hits_json(results))
+    else:
+        sys.stdout.write(render.hits_text(results))
+    return 0
+
