@@ -1,4 +1,4 @@
-"""The command that reads the recall store: `recall` (search, or one message)."""
+"""The commands that read the recall store: `recall` (search, or one message) and `mcp`."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Any
 
 
 def add_commands(commands: Any) -> None:
-    """Adds `recall` to the `keepd` parser."""
+    """Adds `recall` and `mcp` to the `keepd` parser."""
     recall = commands.add_parser(
         "recall", help="search the messages keepd's cuts and compactions left out"
     )
@@ -19,6 +19,8 @@ def add_commands(commands: Any) -> None:
     recall.add_argument("--limit", type=int, default=10, metavar="N", help="hits shown (10)")
     recall.add_argument("--json", action="store_true", help="machine-readable output")
     recall.set_defaults(handler=_recall)
+    mcp = commands.add_parser("mcp", help="serve the recall store to Claude Code (MCP, stdio)")
+    mcp.set_defaults(handler=_mcp)
 
 
 def _recall(args: argparse.Namespace) -> int:
@@ -44,3 +46,16 @@ def _recall(args: argparse.Namespace) -> int:
         sys.stdout.write(render.hits_text(results))
     return 0
 
+
+def _mcp(args: argparse.Namespace) -> int:
+    from keepd.errors import MissingExtraError
+
+    try:
+        from keepd.recall.mcp_server import serve
+    except ImportError as error:
+        raise MissingExtraError(
+            f"keepd mcp needs the mcp package ({error.name or error}): "
+            "pipx install 'keepd[mcp]' or pip install 'keepd[mcp]'"
+        ) from error
+    serve()
+    return 0
