@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from keepd.core.analysis import Analysis
     from keepd.daemon.state import Memory
     from keepd.discover import SessionFile
+    from keepd.glance import Glance
 
 
 class Offline:
@@ -151,3 +152,24 @@ class Offline:
 
     def rescan(self) -> ControlResult:
         return ControlResult("rescan", sessions=len(self._files()), daemon=False)
+
+    def glance(self, session_id: str, path: str | None = None) -> Glance:
+        """The glance of an analysis of the session's file (`path`, else found by its id)."""
+        from pathlib import Path
+
+        from keepd.api import analyse_file
+        from keepd.discover import resolve
+        from keepd.errors import UnreadableError
+        from keepd.glance import from_summary
+
+        found = Path(path) if path else resolve(session_id).path
+        try:
+            size = found.stat().st_size
+        except OSError as error:
+            raise UnreadableError(str(found), error.strerror or str(error)) from error
+        analysis = analyse_file(found, window=self.config.watch.window or None)
+        notify = self.config.notify
+        fields = pick_fields(analysis)
+        return from_summary(
+            session_id, fields, offset=size, threshold=notify.threshold, urgent=notify.urgent
+        )

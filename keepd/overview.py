@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from keepd.core.analysis import Analysis
+    from keepd.glance import Glance
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,6 +99,8 @@ class Backend(Protocol):
     def resume(self) -> ControlResult: ...
 
     def rescan(self) -> ControlResult: ...
+
+    def glance(self, session_id: str, path: str | None = None) -> Glance: ...
 
 
 def pick_fields(analysis: Analysis) -> dict[str, Any]:

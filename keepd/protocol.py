@@ -33,12 +33,14 @@ METHODS: dict[str, dict[str, tuple[type, ...]]] = {
     "pause": {"minutes": _NUMBER},
     "resume": {},
     "rescan": {},
+    "glance": {"session_id": (str,), "path": (str,)},
 }
 REQUIRED: dict[str, tuple[str, ...]] = {
     "session": ("name",),
     "note": ("name",),
     "mute": ("name",),
     "unmute": ("name",),
+    "glance": ("session_id",),
 }
 
 

@@ -11,6 +11,7 @@ from keepd.core.analysis import Analysis
 if TYPE_CHECKING:
     from keepd.cut.model import CutOutcome, Plan, UndoOutcome
     from keepd.cut.summary import SummaryRequest
+    from keepd.glance import Glance
     from keepd.overview import Backend, ControlResult, SessionInfo, StatusInfo
 
 
@@ -111,6 +112,11 @@ class Service:
     def rescan(self) -> ControlResult:
         """Looks at every session file again (the daemon); counts them (in-process)."""
         return self._backend().rescan()
+
+    def glance(self, session_id: str, path: str | None = None) -> Glance:
+        """A session's context use and pick for the status line: what the daemon's last analysis
+        found (cheap, never analyses), or in-process an analysis of its file."""
+        return self._backend().glance(session_id, path)
 
     def plan_cut(
         self,

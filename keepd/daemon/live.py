@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from keepd.daemon.follow import Follower
     from keepd.daemon.registry import Followed, Registry
     from keepd.daemon.state import Memory
+    from keepd.glance import Glance
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,3 +146,13 @@ class Live:
 
     def rescan(self) -> ControlResult:
         return ControlResult("rescan", sessions=self.follower.rescan())
+
+    def glance(self, session_id: str, path: str | None = None) -> Glance:
+        """What the last analysis of the session found; `known` false if it is not followed."""
+        from keepd.daemon.glance import find, glance_of
+        from keepd.glance import Glance
+
+        followed = find(self.registry, session_id, path)
+        if followed is None:
+            return Glance(session_id, written=self.clock())
+        return glance_of(followed, self.alerts.config, self.clock())

@@ -32,6 +32,7 @@ class Methods:
             "pause": self._pause,
             "resume": self._resume,
             "rescan": self._rescan,
+            "glance": self._glance,
         }
         assert set(self.table) == set(METHODS)
 
@@ -75,3 +76,7 @@ class Methods:
 
     async def _rescan(self, params: Params) -> Any:
         return self.service.rescan().to_dict()
+
+    async def _glance(self, params: Params) -> Any:
+        """What the status line shows: never an analysis, only what the last one found."""
+        return self.service.glance(params["session_id"], params.get("path")).to_dict()

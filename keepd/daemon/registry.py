@@ -78,6 +78,7 @@ class Registry:
         self.window = window
         self.sessions: dict[Path, Followed] = {}
         self.running: set[str] = set()
+        self.on_analysed: Callable[[Followed], None] = lambda followed: None  # the glance cache
 
     def is_session_path(self, path: Path) -> bool:
         """`<root>/projects/<slug>/<id>.jsonl` under a root, and not a sub-agent's."""
@@ -129,6 +130,7 @@ class Registry:
             followed.analysed_offset = followed.tail.offset
             analysis = followed.analysis
             followed.summary = {**pick_fields(analysis), "project": analysis.project}
+            self.on_analysed(followed)
         return followed.analysis
 
     def _reread(self, followed: Followed) -> Analysis | None:

@@ -20,6 +20,7 @@ from keepd.config import Config, load_config
 from keepd.daemon import systemd
 from keepd.daemon.alerts import Alerts
 from keepd.daemon.follow import Follower
+from keepd.daemon.glance import GlanceCache
 from keepd.daemon.live import Live, Where
 from keepd.daemon.methods import Methods
 from keepd.daemon.notify import ensure_bus_address, make_sender, open_path
@@ -107,6 +108,8 @@ class Daemon:
             claude_roots, active_seconds=60.0 * config.watch.active_minutes, window=window
         )
         self.alerts = Alerts(config.notify, memory, self._save)
+        self.glances = GlanceCache(lambda: self.alerts.config)
+        self.registry.on_analysed = self.glances.write
         self._closing.callback(self._save)
         if config.notify.enabled:
             self.alerts.sender = make_sender(self._on_open, self._on_not_now)
@@ -179,6 +182,7 @@ class Daemon:
 
     async def _rescan_job(self) -> None:
         self.follower.rescan()
+        self.glances.prune({followed.session_id for followed in self.registry.sessions.values()})
         self.alerts.memory.expire(self.alerts.clock())
         systemd.notify("STATUS=" + self._status_line())
 

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from keepd.errors import KeepdError, ProtocolError, SessionNotFoundError
 from keepd.protocol import (
     METHODS,
+    REQUIRED,
     Reply,
     Request,
     decode_reply,
@@ -25,7 +26,8 @@ from keepd.protocol import (
 
 @pytest.mark.parametrize("method", sorted(METHODS))
 def test_every_method_round_trips(method: str) -> None:
-    params = {"name": "abc"} if "name" in METHODS[method] else {}
+    wanted = ("name", *REQUIRED.get(method, ()))
+    params = {key: "abc" for key in wanted if key in METHODS[method]}
     line = encode_request(Request(method=method, params=params, id=9))
     assert line.endswith(b"\n") and line.count(b"\n") == 1
     assert decode_request(line.strip()) == Request(method=method, params=params, id=9)
