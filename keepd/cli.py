@@ -77,6 +77,9 @@ def _parser() -> argparse.ArgumentParser:
     from keepd.cli_recall import add_commands as add_recall_commands
 
     add_recall_commands(commands)
+    from keepd.cli_glance import add_commands as add_glance_commands
+
+    add_glance_commands(commands)
     return parser
 
 

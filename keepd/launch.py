@@ -1,0 +1,41 @@
+"""The `keepd` console script: the status line goes straight to its own module, every other
+command to the full parser in `keepd.cli`.
+
+Claude Code runs `keepd statusline` on every repaint of its status bar; importing `keepd.cli`
+(argparse, logging, shutil) added 18 ms to the 25 ms start of the interpreter where it was
+measured, so that path never imports it.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+
+STATUSLINE_OPTIONS = frozenset({"--plain", "--color"})
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the console script; returns the exit code."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args[:1] == ["statusline"] and set(args[1:]) <= STATUSLINE_OPTIONS:
+        from keepd.statusline import run
+
+        return run(color=statusline_color(args[1:]))
+    from keepd.cli import main as cli_main
+
+    return cli_main(args)
+
+
+def statusline_color(options: Sequence[str]) -> bool | None:
+    """`--plain` wins over `--color`; neither: decided by the environment (NO_COLOR, TERM).
+
+    >>> [statusline_color(options) for options in (["--color"], ["--color", "--plain"], [])]
+    [True, False, None]
+    """
+    if "--plain" in options:
+        return False
+    return True if "--color" in options else None
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,227 @@
+"""`keepd statusline`: one line for Claude Code's status bar, from the JSON it pipes in and the
+daemon's glance of that session (or the glance it cached), in a few milliseconds.
+
+Claude Code runs the command on every repaint and shows the first line it prints; ccstatusline's
+custom-command widget pipes the same JSON (plus `terminal_width`). Nothing here analyses a
+session or waits long: stdin is read until it closes or for `STDIN_SECONDS`, the daemon has
+`DAEMON_SECONDS` to answer, and bad input prints nothing. Only `keepd.glance`, `keepd.paths` and
+`keepd.errors` are imported, which the console script reaches without building its parser.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import sys
+import time
+from pathlib import Path
+from typing import NamedTuple
+
+from keepd.errors import DaemonUnavailableError, KeepdError
+from keepd.glance import THRESHOLD, URGENT, Glance, ask_daemon, read_cached, valid_session_id
+
+STDIN_SECONDS = 0.2
+DAEMON_SECONDS = 0.15
+MAX_INPUT = 1 << 20
+HINT = "keepd statusline reads the JSON Claude Code pipes to its status line command on stdin"
+
+RESET = "\x1b[0m"
+DIM, BOLD, RED, GREEN, YELLOW = "2", "1", "31", "32", "33"
+GRADE_COLORS = {"●●●": f"{BOLD};{GREEN}", "●●": GREEN, "●": "", "trade": YELLOW}
+
+
+class StatusInput(NamedTuple):
+    """What keepd uses of Claude Code's status-line JSON."""
+
+    session_id: str
+    transcript_path: str | None
+    used: float | None  # context_window.used_percentage, as a share of the window
+    window: int | None  # context_window.context_window_size
+
+
+def run(*, color: bool | None = None) -> int:
+    """Reads stdin, prints the line (or nothing for input that names no session); always 0."""
+    try:
+        status = parse_input(read_input())
+        if status is None:
+            if _stdin_is_terminal():
+                print(HINT, file=sys.stderr)
+            return 0
+        glance, daemon = lookup(status)
+        use_color = default_color() if color is None else color
+        sys.stdout.write(render(status, glance, daemon=daemon, color=use_color) + "\n")
+        sys.stdout.flush()
+    except BrokenPipeError:
+        pass
+    except Exception as error:  # a status bar shows no tracebacks: one line on stderr instead
+        print(f"keepd statusline: internal error: {error!r}", file=sys.stderr)
+    return 0
+
+
+def default_color() -> bool:
+    """Claude Code shows ANSI colours (its pipe is no terminal): on unless NO_COLOR or TERM=dumb."""
+    return "NO_COLOR" not in os.environ and os.environ.get("TERM") != "dumb"
+
+
+def read_input(timeout: float = STDIN_SECONDS, limit: int = MAX_INPUT) -> bytes:
+    """What stdin holds until it closes or the deadline passes; nothing from a terminal."""
+    try:
+        fd = sys.stdin.fileno()
+    except (AttributeError, ValueError, OSError):
+        return b""
+    if os.isatty(fd):
+        return b""
+    deadline = time.monotonic() + timeout
+    chunks: list[bytes] = []
+    size = 0
+    while size < limit:
+        left = deadline - time.monotonic()
+        if left <= 0 or not select.select([fd], [], [], left)[0]:
+            break
+        chunk = os.read(fd, min(1 << 16, limit - size))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+    return b"".join(chunks)
+
+
+def parse_input(raw: bytes) -> StatusInput | None:
+    """The session the JSON names (by `session_id`, else the transcript's file name), or None.
+
+    >>> parse_input(b'{"session_id": "ab-1", "context_window": {"used_percentage": 42.5}}')
+    StatusInput(session_id='ab-1', transcript_path=None, used=0.425, window=None)
+    >>> parse_input(b'{"transcript_path": "/p/cd-2.jsonl"}').session_id
+    'cd-2'
+    >>> parse_input(b"not json") is None, parse_input(b"[]") is None
+    (True, True)
+    """
+    try:
+        data = json.loads(raw)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(data, dict):
+        return None
+    path = data.get("transcript_path")
+    path = path if isinstance(path, str) and path else None
+    session_id = data.get("session_id")
+    if not isinstance(session_id, str) or not valid_session_id(session_id):
+        session_id = _stem(path) if path is not None else None
+    if session_id is None or not valid_session_id(session_id):
+        return None
+    context = data.get("context_window")
+    context = context if isinstance(context, dict) else {}
+    used, window = context.get("used_percentage"), context.get("context_window_size")
+    return StatusInput(
+        session_id=session_id,
+        transcript_path=path,
+        used=_share_of(used),
+        window=window if isinstance(window, int) and not isinstance(window, bool) else None,
+    )
+
+
+def lookup(status: StatusInput, timeout: float = DAEMON_SECONDS) -> tuple[Glance | None, bool]:
+    """The daemon's glance (or, where it has none yet, the cached one) and whether it answered."""
+    try:
+        glance = ask_daemon(status.session_id, status.transcript_path, timeout=timeout)
+    except DaemonUnavailableError:
+        return read_cached(status.session_id), False
+    except KeepdError:  # busy, or a reply this version cannot read
+        return read_cached(status.session_id), True
+    if not glance.analysed:
+        cached = read_cached(status.session_id)
+        if cached is not None and cached.analysed:
+            return cached, True
+    return glance, True
+
+
+def render(status: StatusInput, glance: Glance | None, *, daemon: bool, color: bool) -> str:
+    """`keepd 64% · ●●● below~19 · frees 54%`, or the share and why there is no stop
+    (`keepd · no daemon` when not even the share is known)."""
+    paint = _Paint(color)
+    share = _share(status, glance)
+    head = paint(DIM, "keepd")
+    if share is not None:
+        head += " " + _share_text(paint, share, glance)
+    return " · ".join([head, *_detail(paint, status, glance, daemon=daemon)])
+
+
+def _detail(
+    paint: _Paint, status: StatusInput, glance: Glance | None, *, daemon: bool
+) -> list[str]:
+    if glance is None:
+        return [paint(DIM, "no answer" if daemon else "no daemon")]
+    if not glance.known:
+        return [paint(DIM, "not followed")]
+    if not glance.analysed:
+        return [paint(DIM, "reading")]
+    if glance.below is None:
+        return [paint(DIM, "nothing to do yet")]
+    grade = glance.grade or "trade"
+    stop = f"{paint(GRADE_COLORS.get(grade, ''), grade)} {paint(BOLD, f'below~{glance.below}')}"
+    parts = [stop]
+    if glance.frees is not None:
+        parts.append(f"frees {glance.frees:.0%}")
+    if not daemon and _stale(status, glance):
+        parts.append(paint(DIM, "old"))
+    return parts
+
+
+def _share(status: StatusInput, glance: Glance | None) -> float | None:
+    """Claude Code's own figure first; else the daemon's tokens over the window Claude Code
+    names (the file cannot tell a 1M window below 200k), else the daemon's share."""
+    if status.used is not None:
+        return status.used
+    if glance is None:
+        return None
+    window = status.window or glance.window
+    if glance.tokens is not None and window:
+        return glance.tokens / window
+    return glance.share
+
+
+def _share_text(paint: _Paint, share: float, glance: Glance | None) -> str:
+    threshold = glance.threshold if glance is not None else THRESHOLD
+    urgent = glance.urgent if glance is not None else URGENT
+    code = f"{BOLD};{RED}" if share >= urgent else YELLOW if share >= threshold else ""
+    return paint(code, f"{share:.0%}")
+
+
+def _stale(status: StatusInput, glance: Glance) -> bool:
+    """A cached glance of a transcript that has grown (or shrunk) since."""
+    if status.transcript_path is None:
+        return False
+    try:
+        return Path(status.transcript_path).stat().st_size != glance.offset
+    except OSError:
+        return False
+
+
+class _Paint:
+    """ANSI SGR colouring, or none."""
+
+    def __init__(self, color: bool) -> None:
+        self.color = color
+
+    def __call__(self, code: str, text: str) -> str:
+        return f"\x1b[{code}m{text}{RESET}" if self.color and code else text
+
+
+def _stem(path: str) -> str:
+    name = path.replace("\\", "/").rsplit("/", 1)[-1]
+    return name.removesuffix(".jsonl")
+
+
+def _share_of(percent: object) -> float | None:
+    """A percentage (0-100) as a share; None for anything else (NaN, bools, strings)."""
+    if isinstance(percent, int | float) and not isinstance(percent, bool) and 0 <= percent <= 100:
+        return percent / 100.0
+    return None
+
+
+def _stdin_is_terminal() -> bool:
+    try:
+        return os.isatty(sys.stdin.fileno())
+    except (AttributeError, ValueError, OSError):
+        return False
