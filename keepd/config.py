@@ -69,11 +69,19 @@ class LogConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class RecallConfig:
+    """What the daemon adds to the recall store besides keepd's own cuts."""
+
+    compactions: bool = _key(True, "store what Claude Code's own compactions leave out")
+
+
+@dataclass(frozen=True, slots=True)
 class Config:
     notify: NotifyConfig = field(default_factory=NotifyConfig)
     watch: WatchConfig = field(default_factory=WatchConfig)
     socket: SocketConfig = field(default_factory=SocketConfig)
     log: LogConfig = field(default_factory=LogConfig)
+    recall: RecallConfig = field(default_factory=RecallConfig)
 
 
 SECTIONS: dict[str, type[Any]] = {
@@ -81,6 +89,7 @@ SECTIONS: dict[str, type[Any]] = {
     "watch": WatchConfig,
     "socket": SocketConfig,
     "log": LogConfig,
+    "recall": RecallConfig,
 }
 
 

@@ -49,6 +49,7 @@ class Follower:
         self._rescan_soon: asyncio.TimerHandle | None = None
         self._tasks: set[asyncio.Task[int]] = set()
         self.before_rescan: Callable[[], None] = lambda: None
+        self.on_boundary: Callable[[Path, str], None] = lambda path, uuid: None
 
     def on_path(self, path: Path) -> None:
         """An event named `path` (a file, or a folder created, moved or deleted); on the loop."""
@@ -68,6 +69,8 @@ class Follower:
         if result.gone:
             self._forget(path)
             return
+        if result.boundary is not None:
+            self.on_boundary(path, result.boundary)
         if result.more:
             self.loop.call_soon(self.on_path, path)
         if result.changed:

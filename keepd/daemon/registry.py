@@ -46,6 +46,8 @@ class Followed:
     mtime: float | None = None
     error: str | None = None
     summary: dict[str, Any] = field(default_factory=dict)
+    boundary: str | None = None  # the newest compact boundary's uuid when the file was last read
+    read_once: bool = False  # read to its end at least once (so a different boundary is new)
 
     @property
     def dirty(self) -> bool:
@@ -59,6 +61,7 @@ class ReadResult:
     changed: bool = False
     more: bool = False
     gone: bool = False
+    boundary: str | None = None  # a compact boundary that appeared since the last read
 
 
 class Registry:
@@ -111,7 +114,10 @@ class Registry:
         # Indexing at once lets the compact state drop the entries it read: a session being
         # loaded never holds its whole tree while it waits for its first analysis.
         followed.state.branch()
-        return ReadResult(changed=bool(chunk.data) or chunk.reset, more=chunk.more)
+        changed = bool(chunk.data) or chunk.reset
+        if chunk.more:
+            return ReadResult(changed=changed, more=True)
+        return ReadResult(changed=changed, boundary=_new_boundary(followed))
 
     def analyse(self, path: Path) -> Analysis | None:
         """Brings the analysis of a session in memory up to date with what was read."""
@@ -255,6 +261,17 @@ class Registry:
             return path.stat().st_mtime
         except OSError:
             return None
+
+
+def _new_boundary(followed: Followed) -> str | None:
+    """The uuid of the file's newest compact boundary if it differs from the one it had when
+    last read to its end (a compaction since; also one made while the session was evicted)."""
+    assert followed.state is not None
+    node = followed.state.tree.newest_boundary
+    uuid = node.uuid if node is not None else None
+    fresh = uuid if followed.read_once and uuid is not None and uuid != followed.boundary else None
+    followed.boundary, followed.read_once = uuid, True
+    return fresh
 
 
 def _stat_sessions(folder: Path) -> list[tuple[Path, os.stat_result]]:

@@ -121,6 +121,7 @@ class Daemon:
         self.watcher.start()
         self._closing.callback(self.watcher.stop)
         self.follower.before_rescan = lambda: self.watcher.ensure(watch_list(claude_roots()))
+        self.follower.on_boundary = self._on_compaction
         config_path = self.config_path or config_file()
         where = Where(str(socket_path()), str(config_path), str(self.state_file))
         self.live = Live(
@@ -228,6 +229,17 @@ class Daemon:
         sessions = self.registry.sessions.values()
         active = sum(1 for followed in sessions if followed.state is not None)
         return f"following {len(sessions)} sessions, {active} in memory"
+
+    def _on_compaction(self, path: Path, boundary_uuid: str) -> None:
+        """A session gained a compact boundary: its messages go to the recall store (in a
+        thread; `recall.compactions`; keepd's own cuts store theirs themselves)."""
+        if self.config.recall.compactions:
+            self._spawn(self._remember(path, boundary_uuid))
+
+    async def _remember(self, path: Path, boundary_uuid: str) -> None:
+        from keepd.recall.remember import remember_compaction
+
+        await asyncio.to_thread(remember_compaction, path, boundary_uuid)
 
     def _on_open(self, notice: Notice) -> None:
         self._spawn(self._open_note(notice))
