@@ -1,9 +1,10 @@
-"""The `keepd` console script: the status line goes straight to its own module, every other
-command to the full parser in `keepd.cli`.
+"""The `keepd` console script: the status line and the hooks go straight to their own modules,
+every other command to the full parser in `keepd.cli`.
 
 Claude Code runs `keepd statusline` on every repaint of its status bar; importing `keepd.cli`
 (argparse, logging, shutil) added 18 ms to the 25 ms start of the interpreter where it was
-measured, so that path never imports it.
+measured, so that path never imports it. A hook must not exit 2 (which blocks a compaction),
+as argparse does for an unknown option, so `keepd hook precompact` reads its own options too.
 """
 
 from __future__ import annotations
@@ -21,6 +22,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from keepd.statusline import run
 
         return run(color=statusline_color(args[1:]))
+    if args[:2] == ["hook", "precompact"]:
+        from keepd.hooks import precompact
+
+        return precompact(args[2:])
     from keepd.cli import main as cli_main
 
     return cli_main(args)
