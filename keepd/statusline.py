@@ -40,6 +40,14 @@ class StatusInput(NamedTuple):
     window: int | None  # context_window.context_window_size
 
 
+class Found(NamedTuple):
+    """A glance and where it came from."""
+
+    glance: Glance | None
+    daemon: bool  # a daemon answered
+    cached: bool = False  # the glance is the one the daemon cached, which may be behind
+
+
 def run(*, color: bool | None = None) -> int:
     """Reads stdin, prints the line (or nothing for input that names no session); always 0."""
     try:
@@ -48,9 +56,8 @@ def run(*, color: bool | None = None) -> int:
             if _stdin_is_terminal():
                 print(HINT, file=sys.stderr)
             return 0
-        glance, daemon = lookup(status)
         use_color = default_color() if color is None else color
-        sys.stdout.write(render(status, glance, daemon=daemon, color=use_color) + "\n")
+        sys.stdout.write(render(status, lookup(status), color=use_color) + "\n")
         sys.stdout.flush()
     except BrokenPipeError:
         pass
@@ -121,37 +128,36 @@ def parse_input(raw: bytes) -> StatusInput | None:
     )
 
 
-def lookup(status: StatusInput, timeout: float = DAEMON_SECONDS) -> tuple[Glance | None, bool]:
-    """The daemon's glance (or, where it has none yet, the cached one) and whether it answered."""
+def lookup(status: StatusInput, timeout: float = DAEMON_SECONDS) -> Found:
+    """The daemon's glance, or the cached one where it has none yet or does not answer."""
     try:
         glance = ask_daemon(status.session_id, status.transcript_path, timeout=timeout)
     except DaemonUnavailableError:
-        return read_cached(status.session_id), False
+        return Found(read_cached(status.session_id), daemon=False, cached=True)
     except KeepdError:  # busy, or a reply this version cannot read
-        return read_cached(status.session_id), True
+        return Found(read_cached(status.session_id), daemon=True, cached=True)
     if not glance.analysed:
         cached = read_cached(status.session_id)
         if cached is not None and cached.analysed:
-            return cached, True
-    return glance, True
+            return Found(cached, daemon=True, cached=True)
+    return Found(glance, daemon=True)
 
 
-def render(status: StatusInput, glance: Glance | None, *, daemon: bool, color: bool) -> str:
+def render(status: StatusInput, found: Found, *, color: bool) -> str:
     """`keepd 64% · ●●● below~19 · frees 54%`, or the share and why there is no stop
     (`keepd · no daemon` when not even the share is known)."""
     paint = _Paint(color)
-    share = _share(status, glance)
+    share = _share(status, found.glance)
     head = paint(DIM, "keepd")
     if share is not None:
-        head += " " + _share_text(paint, share, glance)
-    return " · ".join([head, *_detail(paint, status, glance, daemon=daemon)])
+        head += " " + _share_text(paint, share, found.glance)
+    return " · ".join([head, *_detail(paint, status, found)])
 
 
-def _detail(
-    paint: _Paint, status: StatusInput, glance: Glance | None, *, daemon: bool
-) -> list[str]:
+def _detail(paint: _Paint, status: StatusInput, found: Found) -> list[str]:
+    glance = found.glance
     if glance is None:
-        return [paint(DIM, "no answer" if daemon else "no daemon")]
+        return [paint(DIM, "no answer" if found.daemon else "no daemon")]
     if not glance.known:
         return [paint(DIM, "not followed")]
     if not glance.analysed:
@@ -163,7 +169,7 @@ def _detail(
     parts = [stop]
     if glance.frees is not None:
         parts.append(f"frees {glance.frees:.0%}")
-    if not daemon and _stale(status, glance):
+    if found.cached and _stale(status, glance):
         parts.append(paint(DIM, "old"))
     return parts
 

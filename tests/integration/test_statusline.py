@@ -8,12 +8,15 @@ import json
 import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from keepd.glance import Glance
+from keepd.protocol import Reply, decode_request, encode_reply
 from keepd.service import Service
 from tests.integration.daemon_kit import (
     EXAMPLE_ID,
@@ -145,6 +148,34 @@ def test_a_daemon_that_does_not_answer_costs_at_most_the_timeout(tmp_path: Path)
         mute.close()
     assert line == "keepd 10% · no daemon\n"
     assert elapsed < 5.0, elapsed  # a bound on hanging, not a timing claim: see the benchmark
+
+
+def _answer_once(listener: socket.socket, result: dict[str, Any]) -> None:
+    """Serves one glance request with `result`, as a daemon that has not analysed yet would."""
+    connection, _ = listener.accept()
+    with connection:
+        request = decode_request(connection.makefile("rb").readline().strip())
+        connection.sendall(encode_reply(Reply(id=request.id, ok=True, result=result)))
+
+
+def test_a_daemon_without_an_analysis_yet_leaves_the_line_to_the_cache(tmp_path: Path) -> None:
+    tree = make_tree(tmp_path, notify={"enabled": False})
+    path = _session(tree)
+    with running(tree) as daemon:
+        entry = daemon.settled(path)
+    share = f"{entry['context']['share']:.0%}"
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(str(tree.runtime / "keepd" / "keepd.sock"))
+    listener.listen(1)
+    fresh = Glance(EXAMPLE_ID, known=True).to_dict()  # as just after a restart
+    server = threading.Thread(target=_answer_once, args=(listener, fresh))
+    server.start()
+    try:
+        line = line_of(tree, claude_json(path), "--plain")
+    finally:
+        server.join(10)
+        listener.close()
+    assert line == expected(entry, share)
 
 
 @pytest.mark.parametrize(

@@ -15,6 +15,7 @@ from keepd.glance import Glance
 from keepd.launch import statusline_color
 from keepd.statusline import (
     STDIN_SECONDS,
+    Found,
     StatusInput,
     default_color,
     parse_input,
@@ -29,8 +30,10 @@ PICKED = Glance(
 STATUS = StatusInput("s1", None, None, None)
 
 
-def _plain(status: StatusInput, glance: Glance | None, *, daemon: bool = True) -> str:
-    return render(status, glance, daemon=daemon, color=False)
+def _plain(
+    status: StatusInput, glance: Glance | None, *, daemon: bool = True, cached: bool = False
+) -> str:
+    return render(status, Found(glance, daemon, cached), color=False)
 
 
 def test_the_line_in_each_case() -> None:
@@ -60,20 +63,21 @@ def test_a_cached_glance_of_a_grown_transcript_is_marked_old(tmp_path: Path) -> 
     transcript = tmp_path / "s1.jsonl"
     transcript.write_bytes(b"x" * 10)
     status = STATUS._replace(transcript_path=str(transcript))
-    assert not _plain(status, PICKED, daemon=False).endswith("old")
+    assert not _plain(status, PICKED, daemon=False, cached=True).endswith("old")
     transcript.write_bytes(b"x" * 11)
-    assert _plain(status, PICKED, daemon=False).endswith(" · frees 54% · old")
-    assert not _plain(status, PICKED, daemon=True).endswith("old")  # the daemon follows it
+    assert _plain(status, PICKED, daemon=False, cached=True).endswith(" · frees 54% · old")
+    assert _plain(status, PICKED, daemon=True, cached=True).endswith(" · old")
+    assert not _plain(status, PICKED, daemon=True).endswith("old")  # the daemon's own answer
 
 
 def test_colours_mark_the_share_against_the_daemons_thresholds() -> None:
     def colored(used: float, glance: Glance = PICKED) -> str:
-        return render(STATUS._replace(used=used), glance, daemon=True, color=True)
+        return render(STATUS._replace(used=used), Found(glance, True), color=True)
 
     assert "\x1b[1;31m85%\x1b[0m" in colored(0.85) and "\x1b[1;32m●●●\x1b[0m" in colored(0.85)
     assert "\x1b[33m65%\x1b[0m" in colored(0.65)
     assert " 65% " in colored(0.65, PICKED._replace(threshold=0.7))
-    assert "\x1b[" not in render(STATUS._replace(used=0.85), PICKED, daemon=True, color=False)
+    assert "\x1b[" not in render(STATUS._replace(used=0.85), Found(PICKED, True), color=False)
 
 
 def test_no_color_and_the_options(monkeypatch: pytest.MonkeyPatch) -> None:
