@@ -184,12 +184,9 @@ def _best_stop(
     The means behind the height make a peak two stops wide lean toward its later stop: the
     earlier one's fall counts the later one's high value among the stops after it.
     """
-    best = peak
-    for j in (peak - 1, peak + 1):
-        if 0 <= j < len(sc) and allowed[j] and heights[j] >= near * heights[peak]:
-            if sc[j] > sc[best] or (sc[j] == sc[best] and j < best):
-                best = j
-    return best
+    floor = near * heights[peak]
+    nearby = [j for j in (peak - 1, peak, peak + 1) if 0 <= j < len(sc) and allowed[j]]
+    return max((j for j in nearby if heights[j] >= floor), key=lambda j: (sc[j], -j))
 
 
 def _local_maxima(heights: FloatArray, points: np.ndarray, floor: float) -> np.ndarray:
