@@ -157,14 +157,23 @@ def _fill_message(node: Node, entry: Entry, policy: TextPolicy) -> None:
     message = entry.get("message")
     message = message if isinstance(message, dict) else {}
     blocks = _blocks(message.get("content"))
-    text = _Text(node.kind, entry, policy)
+    if node.kind == "assistant":
+        category = "reply"
+    elif entry.get("isMeta") is True or entry.get("isCompactSummary") is True:
+        category = "injected"
+    else:
+        category = "prompt"
+    text = _Text(category, policy)
     for block in blocks:
         text.take(block)
     node.chars = text.chars
     node.images = text.images
-    node.text = " ".join(text.counted)
-    node.tool_results = tuple(text.results)
-    node.tool_calls = tuple(text.calls)
+    if text.counted:
+        node.text = " ".join(text.counted)
+    if text.results:
+        node.tool_results = tuple(text.results)
+    if text.calls:
+        node.tool_calls = tuple(text.calls)
     if node.kind == "assistant":
         _fill_assistant(node, entry, message)
     else:
@@ -177,11 +186,21 @@ def _fill_message(node: Node, entry: Entry, policy: TextPolicy) -> None:
 class _Text:
     """Collects a message's text: what counts toward the measure, and its size."""
 
-    def __init__(self, kind: str, entry: Entry, policy: TextPolicy) -> None:
-        injected = entry.get("isMeta") is True or entry.get("isCompactSummary") is True
-        user_text = "injected" if injected else "prompt"
-        self.text_category = "reply" if kind == "assistant" else user_text
-        self.counted_categories = policy.counted
+    __slots__ = (
+        "calls",
+        "cap",
+        "chars",
+        "counted",
+        "images",
+        "policy",
+        "prompt",
+        "results",
+        "text_category",
+    )
+
+    def __init__(self, text_category: str, policy: TextPolicy) -> None:
+        self.text_category = text_category
+        self.policy = policy.counted
         self.cap = policy.block_cap
         self.counted: list[str] = []
         self.prompt: list[str] = []
@@ -192,24 +211,25 @@ class _Text:
 
     def take(self, block: dict[str, Any]) -> None:
         kind = block.get("type")
-        if kind == "text":
-            self._add(self.text_category, block.get("text"))
+        if kind == "tool_result":
+            self.results.append(str(block.get("tool_use_id")))
+            self._add("tool_result", block.get("content"))
+        elif kind == "text":
+            value = block.get("text")
+            self._add(self.text_category, value)
             if self.text_category == "prompt":
-                self.prompt.append(_cut(block.get("text"), QUOTE_CHARS * 4))
+                self.prompt.append(_cut(value, QUOTE_CHARS * 4))
         elif kind == "tool_use":
             self.calls.append(str(block.get("id")))
             self._add("tool_call", block.get("input"))
-        elif kind == "tool_result":
-            self.results.append(str(block.get("tool_use_id")))
-            self._add("tool_result", block.get("content"))
         elif kind == "thinking":
             self._add("thinking", block.get("thinking"))
         elif kind == "image":
             self.images += 1
 
     def _add(self, category: str, value: Any) -> None:
-        if category in self.counted_categories:
-            text = value if isinstance(value, str) else " ".join(_strings(value))
+        if category in self.policy:
+            text = value if type(value) is str else " ".join(_strings(value))
             self.chars += len(text)
             self.counted.append(text[: self.cap])
         else:
@@ -218,9 +238,20 @@ class _Text:
 
 def _length(value: Any) -> int:
     """Characters of text in a block's value, without building the text."""
-    if isinstance(value, str):
+    if type(value) is str:
         return len(value)
+    if type(value) is list and all(_is_text_block(item) for item in value):
+        return sum(len(item["text"]) for item in value)
     return sum(map(len, _strings(value)))
+
+
+def _is_text_block(item: Any) -> bool:
+    return (
+        type(item) is dict
+        and len(item) == 2
+        and item.get("type") == "text"
+        and type(item.get("text")) is str
+    )
 
 
 def _fill_assistant(node: Node, entry: Entry, message: dict[str, Any]) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from keepd.core.entries import EntryReader
+from keepd.core.entries import EntryReader, Line
 from keepd.core.index import Growable, Index, IntArray
 from keepd.core.messages import DEFAULT_POLICY, Node, TextPolicy, make_node
 from keepd.core.tokens import TokenLedger
@@ -65,11 +65,11 @@ class SessionState:
         for node in nodes:
             self.tree.add(node)
 
-    def _add(self, lines: list[bytes]) -> int:
+    def _add(self, lines: list[Line]) -> int:
         # Each entry becomes a node at once and its dict is dropped: holding every parsed
         # line of a large file alive costs more than parsing it.
         start = len(self.tree.nodes)
-        parse, add, policy = self.reader.parse, self.tree.add, self.policy
+        parse, add, policy = self.reader.parse_lean, self.tree.add, self.policy
         for line in lines:
             entry = parse(line)
             if entry is not None:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import orjson
+
 from keepd.core.entries import EntryReader
 
 from .builders import Chain, jsonl, line
@@ -182,3 +184,80 @@ def test_multibyte_character_split_between_feeds_is_reassembled() -> None:
     assert reader.feed(data[:split]) == []
     assert reader.feed(data[split:]) == [entry]
     assert reader.skipped == 0
+
+
+def _tool_result_line(copy: object, *, after: dict[str, object] | None = None) -> bytes:
+    """A tool result's line as Claude Code writes it: the `toolUseResult` copy near the end."""
+    entry: dict[str, object] = {
+        "parentUuid": "a1",
+        "isSidechain": False,
+        "type": "user",
+        "message": {
+            "role": "user",
+            "content": [{"tool_use_id": "t1", "type": "tool_result", "content": "x" * 3000}],
+        },
+        "uuid": "u1",
+        "timestamp": "2026-01-01T00:00:00Z",
+        "toolUseResult": copy,
+    }
+    if after is None:
+        after = {"sourceToolAssistantUUID": "a1", "cwd": "/w", "sessionId": "s1"}
+    entry.update(after)
+    return orjson.dumps(entry)
+
+
+def test_lean_parse_leaves_out_only_the_tool_result_copy() -> None:
+    line = _tool_result_line({"stdout": "y" * 5000, "nested": {"toolUseResult": [1, {"a": 2}]}})
+    full = orjson.loads(line)
+    lean = EntryReader().parse_lean(memoryview(line))
+    assert lean is not None
+    del full["toolUseResult"]
+    assert lean == full
+
+
+def test_lean_parse_of_a_copy_that_ends_the_line() -> None:
+    line = _tool_result_line("z" * 4000, after={})
+    lean = EntryReader().parse_lean(line)
+    assert lean is not None and "toolUseResult" not in lean and lean["uuid"] == "u1"
+
+
+def test_lean_parse_falls_back_when_the_key_is_nested_first() -> None:
+    # A content block with its own "toolUseResult" key comes before the top-level one: the
+    # split lands inside a nested value, the head does not parse, the line is read whole.
+    entry = orjson.loads(_tool_result_line({"k": "v"}))
+    entry["message"]["content"][0]["extra"] = {"a": 1, "toolUseResult": 1}
+    entry["message"]["content"].append({"type": "text", "text": "w" * 3000})
+    line = orjson.dumps(entry)
+    assert EntryReader().parse_lean(line) == entry
+
+
+def test_lean_parse_reads_whole_a_line_missing_what_keepd_needs() -> None:
+    entry = orjson.loads(_tool_result_line({"k": "v"}, after={}))
+    uuid = entry.pop("uuid")
+    entry["uuid"] = uuid  # now after the copy, with no known key before it: parsed whole
+    line = orjson.dumps(entry)
+    assert EntryReader().parse_lean(line) == entry
+
+
+def test_lean_parse_takes_the_known_keys_after_the_copy() -> None:
+    entry = orjson.loads(_tool_result_line({"k": "v"}))
+    uuid = entry.pop("uuid")
+    entry["uuid"] = uuid  # after the copy, behind a key known to follow it
+    lean = EntryReader().parse_lean(orjson.dumps(entry))
+    del entry["toolUseResult"]
+    assert lean == entry
+
+
+def test_lean_parse_of_garbage_counts_it_once() -> None:
+    reader = EntryReader()
+    line = _tool_result_line({"k": "v"})[:-40]
+    assert reader.parse_lean(line) is None
+    assert reader.skipped == 1
+
+
+def test_lines_are_views_of_the_fed_bytes_and_survive_a_held_piece() -> None:
+    reader = EntryReader()
+    assert reader.lines(b'{"a":1}\n\n{"b"') == [memoryview(b'{"a":1}')]
+    lines = reader.lines(b':2}\n{"c":3}\n')
+    assert [bytes(line) for line in lines] == [b'{"b":2}', b'{"c":3}']
+    assert reader.consumed == len(b'{"a":1}\n\n{"b":2}\n{"c":3}\n')
