@@ -229,11 +229,20 @@ class _Text:
 
     def _add(self, category: str, value: Any) -> None:
         if category in self.policy:
-            text = value if type(value) is str else " ".join(_strings(value))
+            text = value if type(value) is str else _joined(value)
             self.chars += len(text)
             self.counted.append(text[: self.cap])
         else:
             self.chars += _length(value)
+
+
+def _joined(value: Any) -> str:
+    """The string leaves of a value, joined by spaces (a tool's input is mostly flat)."""
+    if type(value) is dict and value.get("type") != "image":
+        flat = [item for key, item in value.items() if key not in _NOT_TEXT_KEYS]
+        if all(type(item) is str for item in flat):
+            return " ".join(flat)
+    return " ".join(_strings(value))
 
 
 def _length(value: Any) -> int:
@@ -261,10 +270,11 @@ def _fill_assistant(node: Node, entry: Entry, message: dict[str, Any]) -> None:
         return
     if entry.get("isApiErrorMessage") is True:
         return
-    keys = ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
-    counts = [usage.get(key) for key in keys]
-    if all(isinstance(count, int) for count in counts):
-        node.context_tokens = sum(count for count in counts if isinstance(count, int))
+    fresh = usage.get("input_tokens")
+    written = usage.get("cache_creation_input_tokens")
+    cached = usage.get("cache_read_input_tokens")
+    if isinstance(fresh, int) and isinstance(written, int) and isinstance(cached, int):
+        node.context_tokens = fresh + written + cached
     output = usage.get("output_tokens")
     node.output_tokens = output if isinstance(output, int) else 0
 
