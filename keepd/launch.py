@@ -10,12 +10,11 @@ as argparse does for an unknown option, so `keepd hook precompact` reads its own
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
 
 STATUSLINE_OPTIONS = frozenset({"--plain", "--color"})
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     """Entry point of the console script; returns the exit code."""
     args = list(sys.argv[1:] if argv is None else argv)
     if args[:1] == ["statusline"] and set(args[1:]) <= STATUSLINE_OPTIONS:
@@ -31,7 +30,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     return cli_main(args)
 
 
-def statusline_color(options: Sequence[str]) -> bool | None:
+def statusline_color(options: list[str]) -> bool | None:
     """`--plain` wins over `--color`; neither: decided by the environment (NO_COLOR, TERM).
 
     >>> [statusline_color(options) for options in (["--color"], ["--color", "--plain"], [])]

@@ -4,22 +4,27 @@ daemon's glance of that session (or the glance it cached), in a few milliseconds
 Claude Code runs the command on every repaint and shows the first line it prints; ccstatusline's
 custom-command widget pipes the same JSON (plus `terminal_width`). Nothing here analyses a
 session or waits long: stdin is read until it closes or for `STDIN_SECONDS`, the daemon has
-`DAEMON_SECONDS` to answer, and bad input prints nothing. Only `keepd.glance`, `keepd.paths` and
-`keepd.errors` are imported, which the console script reaches without building its parser.
+`DAEMON_SECONDS` to answer, and input that names no session prints nothing. Like
+`keepd.glance_io`, which it reads glances with, it imports nothing the interpreter has not
+already loaded (no typing, pathlib or json; see there why).
 """
 
 from __future__ import annotations
 
-import json
 import os
 import select
 import sys
 import time
-from pathlib import Path
-from typing import NamedTuple
 
 from keepd.errors import DaemonUnavailableError, KeepdError
-from keepd.glance import THRESHOLD, URGENT, Glance, ask_daemon, read_cached, valid_session_id
+from keepd.glance_io import (
+    THRESHOLD,
+    URGENT,
+    ask_daemon,
+    loads,
+    read_cached,
+    valid_session_id,
+)
 
 STDIN_SECONDS = 0.2
 DAEMON_SECONDS = 0.15
@@ -31,21 +36,39 @@ DIM, BOLD, RED, GREEN, YELLOW = "2", "1", "31", "32", "33"
 GRADE_COLORS = {"●●●": f"{BOLD};{GREEN}", "●●": GREEN, "●": "", "trade": YELLOW}
 
 
-class StatusInput(NamedTuple):
+class StatusInput:
     """What keepd uses of Claude Code's status-line JSON."""
 
-    session_id: str
-    transcript_path: str | None
-    used: float | None  # context_window.used_percentage, as a share of the window
-    window: int | None  # context_window.context_window_size
+    __slots__ = ("session_id", "transcript_path", "used", "window")
+
+    def __init__(
+        self,
+        session_id: str,
+        transcript_path: str | None = None,
+        used: float | None = None,
+        window: int | None = None,
+    ) -> None:
+        self.session_id = session_id
+        self.transcript_path = transcript_path
+        self.used = used  # context_window.used_percentage, as a share of the window
+        self.window = window  # context_window.context_window_size
+
+    def fields(self) -> tuple[str, str | None, float | None, int | None]:
+        return (self.session_id, self.transcript_path, self.used, self.window)
+
+    def __repr__(self) -> str:
+        return "StatusInput(%r, %r, %r, %r)" % self.fields()  # noqa: UP031
 
 
-class Found(NamedTuple):
-    """A glance and where it came from."""
+class Found:
+    """A glance (the checked fields of one) and where it came from."""
 
-    glance: Glance | None
-    daemon: bool  # a daemon answered
-    cached: bool = False  # the glance is the one the daemon cached, which may be behind
+    __slots__ = ("cached", "daemon", "glance")
+
+    def __init__(self, glance: dict[str, object] | None, daemon: bool, cached: bool = False):
+        self.glance = glance
+        self.daemon = daemon  # a daemon answered
+        self.cached = cached  # the glance is the one the daemon cached, which may be behind
 
 
 def run(*, color: bool | None = None) -> int:
@@ -98,15 +121,15 @@ def parse_input(raw: bytes) -> StatusInput | None:
     """The session the JSON names (by `session_id`, else the transcript's file name), or None.
 
     >>> parse_input(b'{"session_id": "ab-1", "context_window": {"used_percentage": 42.5}}')
-    StatusInput(session_id='ab-1', transcript_path=None, used=0.425, window=None)
+    StatusInput('ab-1', None, 0.425, None)
     >>> parse_input(b'{"transcript_path": "/p/cd-2.jsonl"}').session_id
     'cd-2'
     >>> parse_input(b"not json") is None, parse_input(b"[]") is None
     (True, True)
     """
     try:
-        data = json.loads(raw)
-    except (ValueError, RecursionError):
+        data = loads(raw)
+    except ValueError:
         return None
     if not isinstance(data, dict):
         return None
@@ -119,12 +142,12 @@ def parse_input(raw: bytes) -> StatusInput | None:
         return None
     context = data.get("context_window")
     context = context if isinstance(context, dict) else {}
-    used, window = context.get("used_percentage"), context.get("context_window_size")
+    window = context.get("context_window_size")
     return StatusInput(
-        session_id=session_id,
-        transcript_path=path,
-        used=_share_of(used),
-        window=window if isinstance(window, int) and not isinstance(window, bool) else None,
+        session_id,
+        path,
+        _share_of(context.get("used_percentage")),
+        window if isinstance(window, int) and not isinstance(window, bool) else None,
     )
 
 
@@ -136,9 +159,9 @@ def lookup(status: StatusInput, timeout: float = DAEMON_SECONDS) -> Found:
         return Found(read_cached(status.session_id), daemon=False, cached=True)
     except KeepdError:  # busy, or a reply this version cannot read
         return Found(read_cached(status.session_id), daemon=True, cached=True)
-    if not glance.analysed:
+    if glance.get("analysed") is not True:
         cached = read_cached(status.session_id)
-        if cached is not None and cached.analysed:
+        if cached is not None and cached.get("analysed") is True:
             return Found(cached, daemon=True, cached=True)
     return Found(glance, daemon=True)
 
@@ -147,10 +170,11 @@ def render(status: StatusInput, found: Found, *, color: bool) -> str:
     """`keepd 64% · ●●● below~19 · frees 54%`, or the share and why there is no stop
     (`keepd · no daemon` when not even the share is known)."""
     paint = _Paint(color)
-    share = _share(status, found.glance)
+    glance = found.glance or {}
+    share = _share(status, glance)
     head = paint(DIM, "keepd")
     if share is not None:
-        head += " " + _share_text(paint, share, found.glance)
+        head += " " + _share_text(paint, share, glance)
     return " · ".join([head, *_detail(paint, status, found)])
 
 
@@ -158,60 +182,80 @@ def _detail(paint: _Paint, status: StatusInput, found: Found) -> list[str]:
     glance = found.glance
     if glance is None:
         return [paint(DIM, "no answer" if found.daemon else "no daemon")]
-    if not glance.known:
+    if glance.get("known") is not True:
         return [paint(DIM, "not followed")]
-    if not glance.analysed:
+    if glance.get("analysed") is not True:
         return [paint(DIM, "reading")]
-    if glance.below is None:
+    below = _int(glance, "below")
+    if below is None:
         return [paint(DIM, "nothing to do yet")]
-    grade = glance.grade or "trade"
-    stop = f"{paint(GRADE_COLORS.get(grade, ''), grade)} {paint(BOLD, f'below~{glance.below}')}"
-    parts = [stop]
-    if glance.frees is not None:
-        parts.append(f"frees {glance.frees:.0%}")
+    grade = _text(glance, "grade") or "trade"
+    parts = [f"{paint(GRADE_COLORS.get(grade, ''), grade)} {paint(BOLD, f'below~{below}')}"]
+    frees = _float(glance, "frees")
+    if frees is not None:
+        parts.append(f"frees {frees:.0%}")
     if found.cached and _stale(status, glance):
         parts.append(paint(DIM, "old"))
     return parts
 
 
-def _share(status: StatusInput, glance: Glance | None) -> float | None:
+def _share(status: StatusInput, glance: dict[str, object]) -> float | None:
     """Claude Code's own figure first; else the daemon's tokens over the window Claude Code
     names (the file cannot tell a 1M window below 200k), else the daemon's share."""
     if status.used is not None:
         return status.used
-    if glance is None:
-        return None
-    window = status.window or glance.window
-    if glance.tokens is not None and window:
-        return glance.tokens / window
-    return glance.share
+    tokens = _int(glance, "tokens")
+    window = status.window or _int(glance, "window")
+    if tokens is not None and window:
+        return tokens / window
+    return _float(glance, "share")
 
 
-def _share_text(paint: _Paint, share: float, glance: Glance | None) -> str:
-    threshold = glance.threshold if glance is not None else THRESHOLD
-    urgent = glance.urgent if glance is not None else URGENT
+def _share_text(paint: _Paint, share: float, glance: dict[str, object]) -> str:
+    threshold = _float(glance, "threshold") or THRESHOLD
+    urgent = _float(glance, "urgent") or URGENT
     code = f"{BOLD};{RED}" if share >= urgent else YELLOW if share >= threshold else ""
     return paint(code, f"{share:.0%}")
 
 
-def _stale(status: StatusInput, glance: Glance) -> bool:
+def _stale(status: StatusInput, glance: dict[str, object]) -> bool:
     """A cached glance of a transcript that has grown (or shrunk) since."""
     if status.transcript_path is None:
         return False
     try:
-        return Path(status.transcript_path).stat().st_size != glance.offset
-    except OSError:
+        size = os.stat(status.transcript_path).st_size  # noqa: PTH116 - no pathlib here
+    except (OSError, ValueError):
         return False
+    return size != _int(glance, "offset")
 
 
 class _Paint:
     """ANSI SGR colouring, or none."""
+
+    __slots__ = ("color",)
 
     def __init__(self, color: bool) -> None:
         self.color = color
 
     def __call__(self, code: str, text: str) -> str:
         return f"\x1b[{code}m{text}{RESET}" if self.color and code else text
+
+
+def _int(glance: dict[str, object], key: str) -> int | None:
+    value = glance.get(key)
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _float(glance: dict[str, object], key: str) -> float | None:
+    value = glance.get(key)
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return float(value)
+    return None
+
+
+def _text(glance: dict[str, object], key: str) -> str | None:
+    value = glance.get(key)
+    return value if isinstance(value, str) else None
 
 
 def _stem(path: str) -> str:

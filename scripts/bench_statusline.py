@@ -26,7 +26,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from keepd.glance import ask_daemon
+from keepd.glance_io import ask_daemon
 from keepd.paths import example_session, project_slug
 
 EXAMPLE_ID = "2bcaea32-dfa9-5e36-a665-ace49ee0d851"
@@ -143,10 +143,10 @@ def daemon(script: Path, config: Path, env: dict[str, str], runtime: Path) -> It
 
 def _analysed(runtime: Path) -> bool:
     try:
-        glance = ask_daemon(EXAMPLE_ID, timeout=1.0, target=runtime / "keepd" / "keepd.sock")
+        glance = ask_daemon(EXAMPLE_ID, timeout=1.0, target=str(runtime / "keepd" / "keepd.sock"))
     except Exception:  # not up yet
         return False
-    return glance.analysed
+    return glance.get("analysed") is True
 
 
 def byte_compile() -> str:

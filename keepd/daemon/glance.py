@@ -6,10 +6,12 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from keepd.glance import Glance, from_summary, prune_cached, write_cached
+from keepd.glance import Glance, from_summary
+from keepd.glance_io import prune_cached, write_cached
 
 if TYPE_CHECKING:
     from keepd.config import NotifyConfig
@@ -50,11 +52,12 @@ class GlanceCache:
     def write(self, followed: Followed) -> None:
         """Called by the registry after an analysis; a failure is logged, never raised."""
         glance = glance_of(followed, self.notify())
-        if self._last.get(glance.session_id) == glance._replace(written=None):
+        unstamped = replace(glance, written=None)
+        if self._last.get(glance.session_id) == unstamped:
             return
         try:
-            if write_cached(glance):
-                self._last[glance.session_id] = glance._replace(written=None)
+            if write_cached(glance.to_dict()):
+                self._last[glance.session_id] = unstamped
         except OSError as error:
             self.failures += 1
             level = logging.WARNING if self.failures == 1 else logging.DEBUG
