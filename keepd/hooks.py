@@ -5,7 +5,7 @@ Claude Code passes a PreCompact hook `{session_id, transcript_path, cwd, hook_ev
 "PreCompact", trigger: "manual"|"auto", custom_instructions}` on stdin and adds the stdout of
 every hook that exits 0 to the compaction's custom instructions. An exit code of 2 would block
 the compaction in recent versions, so this command exits 0 whatever happens: an error prints
-nothing on stdout and one line on stderr (Claude Code shows it with `claude --debug`).
+nothing on stdout and one line on stderr.
 """
 
 from __future__ import annotations
