@@ -44,6 +44,8 @@ class Tuning:
     ahead: int = 6
     behind: int = 6
     rise_weight: float = 1.5
+    kept_power: float = 0.35  # heights are weighted by the kept part's share to this power
+    clear_rise: float = 0.5  # ●●● also needs a rise into the stop of this many wiggles
     near_peak: float = 0.8  # a neighbour this close to the peak's height may be its best stop
 
 
@@ -124,7 +126,8 @@ def _heights(curve: Curve, tuning: Tuning) -> tuple[FloatArray, FloatArray]:
     become borrowed) and rises into it (old messages that borrow heavily leave the kept
     part). Both are means over a few stops, so one short reply does not make or hide a
     zone; stops without a value are left out of the means, not counted as zero. The sum is
-    weighted by the square root of the kept part's share because steps grow as it shrinks.
+    weighted by a root of the kept part's share (`kept_power`) because steps grow as it
+    shrinks.
     """
     sc = curve.sc
     if not len(sc):
@@ -134,7 +137,7 @@ def _heights(curve: Curve, tuning: Tuning) -> tuple[FloatArray, FloatArray]:
     # Without stops before it a stop cannot be a peak: the curve's own fall would pass for one.
     rise[: min(2, len(rise))] = np.nan
     fall[: min(2, len(fall))] = np.nan
-    weight = np.sqrt(curve.kept / max(int(curve.kept[0]), 1))
+    weight = (curve.kept / max(int(curve.kept[0]), 1)) ** tuning.kept_power
     rise = np.nan_to_num(rise) * weight
     heights = np.nan_to_num(fall) * weight + tuning.rise_weight * rise
     return np.asarray(np.nan_to_num(heights), dtype=np.float64), rise
@@ -155,8 +158,9 @@ def _neighbour_mean(sc: FloatArray, window: int, *, after: bool) -> FloatArray:
 def _zones(curve: Curve, wiggle: float, points: np.ndarray, tuning: Tuning) -> list[Zone]:
     """Local maxima of the height among eligible stops, graded by their multiple.
 
-    A clear change of work rises into its stop as well as falling after it: a zone that only
-    falls (the curve lower there than the stops before it) is at most ●●.
+    A clear change of work rises into its stop as well as falling after it: a zone that
+    barely rises into its stop (less than `clear_rise` wiggles; the falling mark) is at
+    most ●●.
     """
     heights, rise = _heights(curve, tuning)
     heights = heights / wiggle
@@ -166,7 +170,7 @@ def _zones(curve: Curve, wiggle: float, points: np.ndarray, tuning: Tuning) -> l
     for k in _local_maxima(heights, points, tuning.faint).tolist():
         h = float(heights[k])
         grade = _classify(h, tuning)
-        if grade is Grade.CLEAR and rise[k] <= 0:
+        if grade is Grade.CLEAR and rise[k] / wiggle < tuning.clear_rise:
             grade = Grade.SUBTOPIC
         best = _best_stop(curve.sc, heights, allowed, k, tuning.near_peak)
         falling = best > 0 and bool(curve.sc[best] < curve.sc[best - 1])

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from keepd.core.curve import Curve, curve
-from keepd.core.grade import DEFAULT_TUNING, Tuning, grade
+from keepd.core.grade import DEFAULT_TUNING, Grade, Tuning, Zone, grade
 from keepd.core.index import Index
 from keepd.evaluate.markdown import percent, quantiles, table
 from keepd.evaluate.score import Prepared
@@ -30,9 +30,11 @@ SHUFFLED = "noise: unstitched sessions, turns shuffled, highest zone of each"
 
 @dataclass(frozen=True, slots=True)
 class Multiples:
-    """Zone multiples by kind, in `ORDER`."""
+    """Zone multiples by kind, in `ORDER`, and whether each zone (or, for noise, any zone of
+    the curve) is graded ●●●, which takes a rise into the stop as well as the multiple."""
 
     kinds: dict[str, list[float]]
+    clear: dict[str, list[bool]]
 
 
 ORDER = (JUNCTIONS, SUBTOPICS, SIMULATED, SHUFFLED)
@@ -47,29 +49,38 @@ def collect(
 ) -> Multiples:
     """`simulated` noisy curves, and `shuffles` shuffled orders of each unstitched session."""
     kinds: dict[str, list[float]] = {name: [] for name in ORDER}
+    clear: dict[str, list[bool]] = {name: [] for name in ORDER}
     for case in [*stitched, *singles]:
         junction, others = _split(case)
         if junction is not None:
-            kinds[JUNCTIONS].append(junction)
-        kinds[SUBTOPICS] += others
+            kinds[JUNCTIONS].append(junction.multiple)
+            clear[JUNCTIONS].append(junction.grade is Grade.CLEAR)
+        kinds[SUBTOPICS] += [z.multiple for z in others]
+        clear[SUBTOPICS] += [z.grade is Grade.CLEAR for z in others]
     rng = np.random.default_rng(seed)
-    kinds[SIMULATED] = [_highest(*_simulated(rng)) for _ in range(simulated)]
-    kinds[SHUFFLED] = [_highest(*_shuffled(case, rng)) for case in singles for _ in range(shuffles)]
-    return Multiples(kinds)
+    noise = {
+        SIMULATED: [_highest(*_simulated(rng)) for _ in range(simulated)],
+        SHUFFLED: [_highest(*_shuffled(case, rng)) for case in singles for _ in range(shuffles)],
+    }
+    for name, found in noise.items():
+        kinds[name] = [multiple for multiple, _ in found]
+        clear[name] = [any_clear for _, any_clear in found]
+    return Multiples(kinds, clear)
 
 
-def _split(case: Prepared) -> tuple[float | None, list[float]]:
+def _split(case: Prepared) -> tuple[Zone | None, list[Zone]]:
     zones = grade(case.curve, case.frees, EVERY_ZONE).zones
     gold = case.gold
     near = [z for z in zones if gold is not None and abs(z.best - gold) <= 1]
     best = max(near, key=lambda z: z.multiple) if near else None
-    others = [z.multiple for z in zones if z is not best]
-    return (best.multiple if best else None), others
+    return best, [z for z in zones if z is not best]
 
 
-def _highest(points: Curve, frees: np.ndarray, tuning: Tuning = EVERY_ZONE) -> float:
+def _highest(points: Curve, frees: np.ndarray, tuning: Tuning = EVERY_ZONE) -> tuple[float, bool]:
+    """The highest zone's multiple, and whether any zone is ●●●."""
     zones = grade(points, frees, tuning).zones
-    return max((z.multiple for z in zones), default=0.0)
+    top = max((z.multiple for z in zones), default=0.0)
+    return top, any(z.grade is Grade.CLEAR for z in zones)
 
 
 def _simulated(rng: np.random.Generator) -> tuple[Curve, np.ndarray]:
@@ -98,11 +109,12 @@ def zones_table(found: Multiples) -> str:
     for name in ORDER:
         values = found.kinds[name]
         n = max(len(values), 1)
-        above = [percent(sum(1 for v in values if v >= t) / n) for t in _thresholds()]
+        above = [percent(sum(1 for v in values if v >= t) / n) for t in _thresholds()[:2]]
+        above.append(percent(sum(found.clear[name]) / n))
         rows.append([name, len(values), *quantiles(values, (10, 50, 90, 95)), *above])
     t = _thresholds()
     headers = ["zones", "n", "p10", "median", "p90", "p95"]
-    headers += [f"≥ {t[0]:g} (●)", f"≥ {t[1]:g} (●●)", f"≥ {t[2]:g} (●●●)"]
+    headers += [f"≥ {t[0]:g} (●)", f"≥ {t[1]:g} (●●)", f"●●● (≥ {t[2]:g} and rising)"]
     return table(headers, rows)
 
 

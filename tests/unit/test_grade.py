@@ -129,7 +129,7 @@ def test_flat_noisy_curve_follows_the_rules(seed: int) -> None:
 
 def test_flat_noise_rarely_reaches_clear() -> None:
     # The grades are calibrated on real curves (README, "Grading"): pure noise reaches ●●●
-    # in about 3% of flat curves (measured over 1,000 seeds); a tenth would be a regression.
+    # in about 4% of flat curves (measured over 1,000 seeds); a tenth would be a regression.
     rng = np.random.default_rng(2026)
     clear = 0
     for _ in range(200):
