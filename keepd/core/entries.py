@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import orjson
@@ -18,12 +19,36 @@ import orjson
 Entry = dict[str, Any]
 Line = bytes | memoryview  # a line of the file, without its newline
 
-# A tool result's line repeats the result in `toolUseResult`, which keepd never reads: about
-# 40% of a session's bytes. `parse_lean` leaves it unparsed where that can be done safely.
-_COPY_KEY = b',"toolUseResult":'
-_AFTER_COPY = b',"sourceToolAssistantUUID":'
-_LEAN_FROM = 2048  # shorter lines are parsed whole
-_LEAN_NEEDS = ("type", "uuid", "parentUuid", "isSidechain", "message")
+
+@dataclass(frozen=True, slots=True)
+class _Skip:
+    """A large value keepd never reads, the keys known to follow it, and what the entry it is
+    left out of must still hold."""
+
+    key: bytes
+    followers: tuple[bytes, ...]
+    kind: str
+    needs: tuple[str, ...]
+
+
+# A tool result's line repeats the result in `toolUseResult` (about 40% of a session's bytes)
+# and a progress entry carries its tool's output in `data`; keepd reads neither, so
+# `parse_lean` leaves them unparsed where that can be done safely.
+_SKIPS = (
+    _Skip(
+        b',"toolUseResult":',
+        (b',"sourceToolAssistantUUID":',),
+        "user",
+        ("uuid", "parentUuid", "isSidechain", "message"),
+    ),
+    _Skip(
+        b',"data":',
+        (b',"toolUseID":', b',"parentToolUseID":'),
+        "progress",
+        ("uuid", "parentUuid", "isSidechain"),
+    ),
+)
+_LEAN_FROM = 1024  # shorter lines are parsed whole
 
 
 class EntryReader:
@@ -91,22 +116,24 @@ class EntryReader:
         return None
 
     def parse_lean(self, line: Line) -> Entry | None:
-        """`parse`, but a tool result's `toolUseResult` copy may be left out.
+        """`parse`, but a tool result's `toolUseResult` copy or a progress entry's `data` may
+        be left out.
 
         The line is split before that key and the keys known to follow it are parsed on
-        their own; each part must parse as an object, which fails whenever the split falls
-        inside a nested value, and the first must hold every key keepd needs of a message.
-        Anything else is parsed whole.
+        their own; each part must parse as an object, which fails whenever a split falls
+        inside a nested value, and the entry must be of the kind the rule is for and hold
+        every key keepd needs of it. Anything else is parsed whole.
         """
-        if len(line) >= _LEAN_FROM:
-            raw = bytes(line)
-            at = raw.find(_COPY_KEY)
+        if len(line) < _LEAN_FROM:
+            return self.parse(line)
+        raw = bytes(line)
+        for skip in _SKIPS:
+            at = raw.find(skip.key)
             if at > 0:
-                entry = _lean(raw, at)
+                entry = _lean(raw, at, skip)
                 if entry is not None:
                     return entry
-            return self.parse(raw)
-        return self.parse(line)
+        return self.parse(raw)
 
     def _hold(self, piece: bytes) -> None:
         if piece:
@@ -117,21 +144,21 @@ class EntryReader:
         return [entry for line in lines if (entry := self.parse(line)) is not None]
 
 
-def _lean(raw: bytes, at: int) -> Entry | None:
+def _lean(raw: bytes, at: int, skip: _Skip) -> Entry | None:
     if not raw.rstrip().endswith(b"}"):
         return None  # cut short: let the whole parse say so
     try:
         entry = orjson.loads(raw[:at] + b"}")
-        after = raw.rfind(_AFTER_COPY)
-        if after > at:
-            tail = orjson.loads(b"{" + raw[after + 1 :])
-            if isinstance(entry, dict) and isinstance(tail, dict):
-                entry.update(tail)
+        tail = [found for key in skip.followers if (found := raw.rfind(key)) > at]
+        if tail:
+            rest = orjson.loads(b"{" + raw[min(tail) + 1 :])
+            if isinstance(entry, dict) and isinstance(rest, dict):
+                entry.update(rest)
     except orjson.JSONDecodeError:
         return None
-    if not isinstance(entry, dict) or any(key not in entry for key in _LEAN_NEEDS):
+    if not isinstance(entry, dict) or entry.get("type") != skip.kind:
         return None
-    return entry
+    return entry if all(key in entry for key in skip.needs) else None
 
 
 def _views(data: bytes, start: int, end: int) -> list[Line]:

@@ -143,7 +143,8 @@ class Index:
         self._by_first.view()[:] += np.bincount(use_first, minlength=self.size)
         if self.detail:
             self._keep_uses(owner, use_first, hashes)
-            self.names.update((int(uniq[i]), words[where[i]]) for i in np.flatnonzero(new))
+            fresh = zip(uniq[new].tolist(), where[new].tolist(), strict=True)
+            self.names.update((key, words[at]) for key, at in fresh)
 
     def _keep_uses(self, owner: IntArray, use_first: IntArray, hashes: IntArray) -> None:
         self._use_message.append(owner)

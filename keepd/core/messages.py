@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from sys import intern
 from typing import Any
 
 from keepd.core.entries import Entry
@@ -105,11 +105,12 @@ def make_node(entry: Entry, pos: int, policy: TextPolicy = DEFAULT_POLICY) -> No
     """The node of `entry`, the `pos`-th entry of its file."""
     get = entry.get
     kind = get("type")
+    uuid, parent = get("uuid"), get("parentUuid")
     node = Node(
         pos,
         kind if type(kind) is str else "unknown",
-        _interned(get("uuid")),
-        _interned(get("parentUuid")),
+        intern(uuid) if type(uuid) is str else None,
+        intern(parent) if type(parent) is str else None,
         _str(get("logicalParentUuid")),
         get("isSidechain") is True,
     )
@@ -129,7 +130,7 @@ def _str(value: Any) -> str | None:
 
 def _interned(value: Any) -> str | None:
     """Strings repeated across lines (ids, parents, folders) are stored once per process."""
-    return sys.intern(value) if type(value) is str else None
+    return intern(value) if type(value) is str else None
 
 
 def _boundary(entry: Entry) -> Boundary:

@@ -261,3 +261,35 @@ def test_lines_are_views_of_the_fed_bytes_and_survive_a_held_piece() -> None:
     lines = reader.lines(b':2}\n{"c":3}\n')
     assert [bytes(line) for line in lines] == [b'{"b":2}', b'{"c":3}']
     assert reader.consumed == len(b'{"a":1}\n\n{"b":2}\n{"c":3}\n')
+
+
+def _progress_line(data: object) -> bytes:
+    return orjson.dumps(
+        {
+            "parentUuid": "a1",
+            "isSidechain": False,
+            "type": "progress",
+            "data": data,
+            "toolUseID": "t1",
+            "parentToolUseID": "t1",
+            "uuid": "p1",
+            "timestamp": "2026-01-01T00:00:00Z",
+        }
+    )
+
+
+def test_lean_parse_leaves_out_a_progress_entrys_data_and_keeps_its_uuid() -> None:
+    # The nested message repeats the keys that follow `data`: only the top-level ones count.
+    nested = {"message": {"content": "o" * 2000, "toolUseID": "x", "parentToolUseID": "y"}}
+    line = _progress_line(nested)
+    lean = EntryReader().parse_lean(line)
+    full = orjson.loads(line)
+    del full["data"]
+    assert lean == full
+
+
+def test_lean_parse_reads_whole_an_entry_of_another_kind_with_the_same_key() -> None:
+    entry = orjson.loads(_progress_line({"k": "v" * 2000}))
+    entry["type"] = "user"
+    line = orjson.dumps(entry)
+    assert EntryReader().parse_lean(line) == entry
