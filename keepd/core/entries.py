@@ -145,7 +145,7 @@ class EntryReader:
 
 
 def _lean(raw: bytes, at: int, skip: _Skip) -> Entry | None:
-    if not raw.rstrip().endswith(b"}"):
+    if not (raw.endswith(b"}") or raw.rstrip().endswith(b"}")):
         return None  # cut short: let the whole parse say so
     try:
         entry = orjson.loads(raw[:at] + b"}")
