@@ -115,7 +115,9 @@ def evaluate(run: Segmenter, dialogues: list[Dialogue]) -> tuple[Totals, float]:
 # keepd ------------------------------------------------------------------------------------
 
 
-def segmentation_tuning(threshold: float, window: int, rise_weight: float) -> Tuning:
+def segmentation_tuning(
+    threshold: float, window: int, rise_weight: float, kept_power: float
+) -> Tuning:
     """Every utterance is a stop and there are no floors: only the zones' height decides."""
     return Tuning(
         faint=threshold,
@@ -125,6 +127,7 @@ def segmentation_tuning(threshold: float, window: int, rise_weight: float) -> Tu
         ahead=window,
         behind=window,
         rise_weight=rise_weight,
+        kept_power=kept_power,
     )
 
 
@@ -167,11 +170,11 @@ def _families(calibration: list[Dialogue]) -> list[list[Candidate]]:
     keepd = [
         Candidate(
             "keepd",
-            f"zones ≥ {threshold} wiggles, windows {window}, rise ×{rise}",
-            _KeepdRun(segmentation_tuning(threshold, window, rise), cache),
+            f"zones ≥ {threshold} wiggles, windows {window}, rise ×{rise}, kept^{power}",
+            _KeepdRun(segmentation_tuning(threshold, window, rise, power), cache),
         )
-        for window, rise, threshold in product(
-            (2, 3, 4, 6), (0.5, 1.0, 1.5), (0.5, 1, 1.5, 2, 3, 4, 6, 8, 10)
+        for window, rise, threshold, power in product(
+            (2, 3, 4, 6), (0.5, 1.0, 1.5), (0.5, 1, 1.5, 2, 3, 4, 6, 8, 10), (0.35, 0.5)
         )
     ]
     return [keepd, _tiling(vocabulary=False), _tiling(vocabulary=True), _cpd(), _pelt()]

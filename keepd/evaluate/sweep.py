@@ -19,9 +19,10 @@ from keepd.core.messages import DEFAULT_POLICY
 from keepd.evaluate.markdown import percent, table
 from keepd.evaluate.score import Prepared, judge
 
-THRESHOLDS = ((3.0, 8.0), (4.0, 10.0), (5.0, 12.0))  # (●●, ●●●)
+THRESHOLDS = ((3.0, 5.0), (4.0, 6.0), (5.0, 8.0))  # (●●, ●●●)
 FLOORS = ((0.02, 30), (0.04, 60), (0.08, 120))  # (kept share, kept uses)
 RISE_WEIGHTS = (1.0, 1.5, 2.0)
+KEPT_POWERS = (0.25, 0.35, 0.5)
 WINDOWS = (4, 6, 8)
 POLICIES = {
     "default": DEFAULT_POLICY,
@@ -41,21 +42,26 @@ class Combination:
         t = self.tuning
         return (
             f"{self.policy}; ●● {t.subtopic:g} ●●● {t.clear:g}; floor {t.min_kept_share:g}/"
-            f"{t.min_kept_uses}; rise ×{t.rise_weight:g}; windows {t.ahead}"
+            f"{t.min_kept_uses}; rise ×{t.rise_weight:g}; windows {t.ahead}; "
+            f"kept^{t.kept_power:g}"
         )
 
 
 def grid() -> list[Combination]:
     return [
-        Combination(policy, _tuning(thresholds, floor, rise, window))
-        for policy, thresholds, floor, rise, window in product(
-            POLICIES, THRESHOLDS, FLOORS, RISE_WEIGHTS, WINDOWS
+        Combination(policy, _tuning(thresholds, floor, rise, window, power))
+        for policy, thresholds, floor, rise, window, power in product(
+            POLICIES, THRESHOLDS, FLOORS, RISE_WEIGHTS, WINDOWS, KEPT_POWERS
         )
     ]
 
 
 def _tuning(
-    thresholds: tuple[float, float], floor: tuple[float, int], rise: float, window: int
+    thresholds: tuple[float, float],
+    floor: tuple[float, int],
+    rise: float,
+    window: int,
+    power: float,
 ) -> Tuning:
     return dataclasses.replace(
         DEFAULT_TUNING,
@@ -66,6 +72,7 @@ def _tuning(
         rise_weight=rise,
         ahead=window,
         behind=window,
+        kept_power=power,
     )
 
 
@@ -163,4 +170,5 @@ def _constants() -> list[tuple[str, Callable[[Combination], str]]]:
         ),
         ("rise weight", lambda c: f"{c.tuning.rise_weight:g}"),
         ("windows (ahead = behind)", lambda c: f"{c.tuning.ahead}"),
+        ("kept share's power", lambda c: f"{c.tuning.kept_power:g}"),
     ]

@@ -17,7 +17,7 @@ SECTIONS = (
     "### TextTiling, timed against keepd on the same sessions",
     "## Does the score rank stops by tail size?",
     "## Zone multiples: junctions, sub-topics, noise",
-    "## Robustness: 162 combinations of the constants",
+    "## Robustness: 486 combinations of the constants",
     "## Speed",
     "### The daemon",
 )
