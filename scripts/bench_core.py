@@ -22,6 +22,7 @@ def main() -> None:
     if shared is not None:
         cold = cold_corpus(shared)
         print(f"corpus: {cold.files} files, {cold.megabytes:.1f} MB (files in page cache)")
+        print("  (timed in turns, best of 7, in this process's CPU time)")
         print(f"  orjson parsing alone   {cold.parse * 1000:8.1f} ms")
         print(
             f"  keepd cold analysis    {cold.analyse * 1000:8.1f} ms  ({cold.ratio:.2f}x parsing)"

@@ -379,9 +379,10 @@ def _speed(run: Run) -> str:
 
 Machine: {run.machine}.
 
-Cold analysis of the corpus ({cold.files} files, {cold.megabytes:.1f} MB, in the page cache; best
-of runs): keepd {cold.analyse * 1000:.0f} ms against {cold.parse * 1000:.0f} ms for orjson
-parsing alone, **{cold.ratio:.2f}x**.
+Cold analysis of the corpus ({cold.files} files, {cold.megabytes:.1f} MB, in the page cache; the
+two timed in turns, best of seven, in this process's CPU time): keepd
+{cold.analyse * 1000:.0f} ms against {cold.parse * 1000:.0f} ms for orjson parsing alone,
+**{cold.ratio:.2f}x**.
 
 One 40-word line appended to a session and its branch and index brought up to date (the daemon's
 path), and a full analysis of the session at that size:
