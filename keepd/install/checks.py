@@ -237,3 +237,37 @@ def check_bundle() -> Check:
     )
     summary = "Python is not in an app bundle: notices go through osascript, without buttons"
     return Check("macos bundle", WARN, summary, fix, {"python": sys.executable})
+
+
+def check_recall() -> Check:
+    """The recall store can work here (FTS5 in this Python's SQLite) and, once made, is private."""
+    from keepd.paths import recall_db
+    from keepd.recall.store import fts5_missing
+
+    path = recall_db()
+    data: dict[str, Any] = {"path": str(path), "exists": path.exists()}
+    missing = fts5_missing()
+    if missing is not None:
+        fix = "run keepd with a Python whose SQLite has FTS5 (python.org's and Debian's do)"
+        return Check("recall store", FAIL, missing, fix, data)
+    if not data["exists"]:
+        return Check("recall store", OK, f"{path} will be made by the first cut", data=data)
+    info = path.stat()
+    mode = info.st_mode & 0o777
+    data |= {"mode": f"{mode:o}", "bytes": info.st_size}
+    if mode & 0o077:
+        summary = f"{path} can be read by others (mode {mode:o})"
+        return Check("recall store", WARN, summary, f"chmod 600 {path}", data)
+    return Check("recall store", OK, f"{path}, {info.st_size / 1e6:.1f} MB", data=data)
+
+
+def check_mcp() -> Check:
+    """`keepd mcp` needs the optional `mcp` package."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        found = version("mcp")
+    except PackageNotFoundError:
+        return Check("mcp", SKIP, "the mcp package is not installed (pip install 'keepd[mcp]')")
+    summary = f"mcp {found}: keepd mcp can serve the recall store"
+    return Check("mcp", OK, summary, data={"mcp": found})

@@ -17,7 +17,9 @@ from keepd.install.checks import (
     check_bundle,
     check_config,
     check_inotify,
+    check_mcp,
     check_notes,
+    check_recall,
     check_roots,
     check_session_format,
 )
@@ -38,6 +40,7 @@ def run_checks(*, notify: bool = False) -> list[Check]:
     checks = [_safe("config", check_config), _safe("claude roots", check_roots)]
     checks.append(_safe("session format", check_session_format))
     checks.append(_safe("notes", check_notes))
+    checks += [_safe("recall store", check_recall), _safe("mcp", check_mcp)]
     service, state = _service()
     checks += [service, _safe("command", lambda: check_command(state))]
     socket = _safe("socket", check_socket)

@@ -119,3 +119,24 @@ def test_a_running_daemon_and_a_notification_server(tmp_path: Path, bus: Private
         assert [call["summary"] for call in sent] == ["keepd doctor"]
     finally:
         server.close()
+
+
+def test_the_recall_store_is_checked_before_and_after_a_cut_made_it() -> None:
+    _, found = doctor()
+    store = found["recall store"]
+    assert store["status"] == OK and "will be made by the first cut" in store["summary"]
+    assert store["data"]["exists"] is False
+    from keepd.paths import recall_db
+    from keepd.recall.store import Store
+
+    with Store():
+        pass
+    path = recall_db()
+    assert path.stat().st_mode & 0o777 == 0o600
+    _, found = doctor()
+    assert found["recall store"]["status"] == OK and found["recall store"]["data"]["mode"] == "600"
+    path.chmod(0o644)
+    _, found = doctor()
+    store = found["recall store"]
+    assert store["status"] == WARN and store["fix"] == f"chmod 600 {path}"
+    assert found["mcp"]["status"] in (OK, SKIP)
