@@ -33,7 +33,7 @@ FALLING_MARK = "▔▔▁"
 
 @dataclass(frozen=True, slots=True)
 class Tuning:
-    """The constants of grading, calibrated in `keepd.evaluate` (README, "Calibration")."""
+    """The constants of grading, calibrated in `keepd.evaluate` (README, "Grading")."""
 
     clear: float = 6.0
     subtopic: float = 4.0
