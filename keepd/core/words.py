@@ -10,10 +10,11 @@ import re
 from itertools import filterfalse
 
 # A word starts with a letter; dots join file names and dotted names ("entries.py",
-# "os.path"), underscores join identifiers. Path separators split, so a path yields its
+# "json.loads"), underscores join identifiers. Path separators split, so a path yields its
 # directories and its file name, each of which later messages tend to reuse on their own.
-# Words shorter than three characters carry no topic ("a", "ok", "id").
-_WORD = re.compile(r"[a-z][a-z0-9_]{2,}(?:\.[a-z0-9_]+)*")
+# Words shorter than three characters carry no topic ("a", "ok", "id"). The quantifiers are
+# possessive: nothing after them can need a character back, and not offering to saves a fifth.
+_WORD = re.compile(r"[a-z][a-z0-9_]{2,}+(?:\.[a-z0-9_]++)*+")
 
 # Function words of English plus the filler of chat ("ok", "yeah", "please") and of
 # assistant prose ("let", "now"). Common content words are left in on purpose: they cancel
