@@ -30,6 +30,10 @@ class _Skip:
     kind: str
     needs: tuple[str, ...]
 
+    @property
+    def marker(self) -> bytes:
+        return b'"type":"' + self.kind.encode() + b'"'
+
 
 # A tool result's line repeats the result in `toolUseResult` (about 40% of a session's bytes)
 # and a progress entry carries its tool's output in `data`; keepd reads neither, so
@@ -49,6 +53,8 @@ _SKIPS = (
     ),
 )
 _LEAN_FROM = 1024  # shorter lines are parsed whole
+_HEAD = 1024  # Claude Code writes an entry's type before its content: look for it this far
+_MARKERS = tuple((skip.marker, skip) for skip in _SKIPS)
 
 
 class EntryReader:
@@ -127,10 +133,10 @@ class EntryReader:
         if len(line) < _LEAN_FROM:
             return self.parse(line)
         raw = bytes(line)
-        for skip in _SKIPS:
-            at = raw.find(skip.key)
-            if at > 0:
-                entry = _lean(raw, at, skip)
+        for marker, skip in _MARKERS:
+            if raw.find(marker, 0, _HEAD) >= 0:
+                at = raw.find(skip.key)
+                entry = _lean(raw, at, skip) if at > 0 else None
                 if entry is not None:
                     return entry
         return self.parse(raw)

@@ -239,11 +239,17 @@ class _Text:
 
 def _joined(value: Any) -> str:
     """The string leaves of a value, joined by spaces (a tool's input is mostly flat)."""
-    if type(value) is dict and value.get("type") != "image":
-        flat = [item for key, item in value.items() if key not in _NOT_TEXT_KEYS]
-        if all(type(item) is str for item in flat):
-            return " ".join(flat)
-    return " ".join(_strings(value))
+    if type(value) is not dict or value.get("type") == "image":
+        return " ".join(_strings(value))
+    parts = []
+    for key, item in value.items():
+        kind = type(item)
+        if kind is str:
+            if key not in _NOT_TEXT_KEYS:
+                parts.append(item)
+        elif kind is dict or kind is list:
+            return " ".join(_strings(value))
+    return " ".join(parts)
 
 
 def _length(value: Any) -> int:
