@@ -296,15 +296,17 @@ def _blocks(content: Any) -> list[dict[str, Any]]:
 
 def is_prompt(entry: Entry, blocks: list[dict[str, Any]] | None = None) -> bool:
     """Whether the rewind picker lists `entry` (sessions.md, "The rewind picker")."""
-    if entry.get("type") != "user" or entry.get("isSidechain") is True:
-        return False
-    flags = ("isMeta", "isCompactSummary", "isVisibleInTranscriptOnly")
-    if any(entry.get(flag) is True for flag in flags):
+    get = entry.get
+    if get("type") != "user" or get("isSidechain") is True:
         return False
     if blocks is None:
-        message = entry.get("message")
+        message = get("message")
         blocks = _blocks(message.get("content") if isinstance(message, dict) else None)
+    # Tool results first: they are most of the user entries, and none is listed.
     if not blocks or blocks[0].get("type") == "tool_result":
+        return False
+    hidden = get("isMeta") is True or get("isCompactSummary") is True
+    if hidden or get("isVisibleInTranscriptOnly") is True:
         return False
     texts: list[str] = [
         text
