@@ -105,9 +105,7 @@ class Backend(Protocol):
 
 def pick_fields(analysis: Analysis) -> dict[str, Any]:
     """The SessionInfo fields taken from an analysis: size, context use, and the pick."""
-    stop = analysis.stop(analysis.pick)
-    if stop is None and analysis.trade:
-        stop = analysis.stop(analysis.trade[len(analysis.trade) // 2])
+    stop = analysis.target_stop()
     return {
         "messages": analysis.messages,
         "stop_count": analysis.stop_count,

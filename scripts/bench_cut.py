@@ -26,10 +26,8 @@ PLACEMENTS = ("first", "last", "none", "empty")
 
 def stop_of(service: Service, path: Path) -> str | None:
     analysis = service.report(str(path)).analysis
-    if analysis.pick:
-        return analysis.pick
-    if analysis.trade:
-        return analysis.trade[len(analysis.trade) // 2]
+    if analysis.target:
+        return analysis.target
     return analysis.stops[len(analysis.stops) // 2].uuid if analysis.stops else None
 
 

@@ -113,6 +113,14 @@ class Analysis:
     def stop(self, uuid: str | None) -> Stop | None:
         return next((stop for stop in self.stops if stop.uuid == uuid), None)
 
+    @property
+    def target(self) -> str | None:
+        """The stop to recommend: the pick, else the middle of the trade (None: neither)."""
+        return self.pick or (self.trade[len(self.trade) // 2] if self.trade else None)
+
+    def target_stop(self) -> Stop | None:
+        return self.stop(self.target)
+
 
 def analyse_state(
     state: SessionState,
@@ -137,7 +145,7 @@ def analyse_state(
     use = context_use(state.tree, branch.boundary, window)
     marked = None if every_stop else _marked(grading)
     stops = _stops(branch, points, frees, grading, _picker_start(branch, state), only=marked)
-    target = _target(grading)
+    target = grading.target
     blocks: list[BlockInfo] = []
     words: list[WordInfo] = []
     if target is not None and state.index.detail:
@@ -178,12 +186,6 @@ def guidance_at(state: SessionState, index: int) -> tuple[list[BlockInfo], list[
     ignored = _path_words(state.tree.cwd)
     words = _words(branch, borrowed_words(state.index, index, ignore=ignored))
     return blocks, words
-
-
-def _target(grading: Grading) -> int | None:
-    if grading.pick is not None:
-        return grading.pick.best
-    return grading.trade[len(grading.trade) // 2] if grading.trade else None
 
 
 def _stops(

@@ -79,6 +79,13 @@ class Grading:
     pick: Zone | None
     trade: list[int]
 
+    @property
+    def target(self) -> int | None:
+        """The stop to recommend: the pick's, else the middle of the trade."""
+        if self.pick is not None:
+            return self.pick.best
+        return self.trade[len(self.trade) // 2] if self.trade else None
+
 
 def grade(curve: Curve, frees: FloatArray, tuning: Tuning = DEFAULT_TUNING) -> Grading:
     """Finds, grades and ranks the zones of `curve`; `frees` is each stop's freed share."""

@@ -45,7 +45,7 @@ def decide(
     if memory.is_paused(now) or memory.muted(session_id, now):
         return None
     if share >= config.urgent:
-        stop, kind = _urgent_stop(analysis), "urgent"
+        stop, kind = analysis.target_stop(), "urgent"
     elif share >= config.threshold:
         stop, kind = _clear_pick(analysis, config.min_frees), "break"
     else:
@@ -72,13 +72,6 @@ def _clear_pick(analysis: Analysis, min_frees: float) -> Stop | None:
     stop = analysis.stop(analysis.pick)
     if stop is None or stop.grade != CLEAR or stop.frees < min_frees:
         return None
-    return stop
-
-
-def _urgent_stop(analysis: Analysis) -> Stop | None:
-    stop = analysis.stop(analysis.pick)
-    if stop is None and analysis.trade:
-        stop = analysis.stop(analysis.trade[len(analysis.trade) // 2])
     return stop
 
 

@@ -9,15 +9,6 @@ from keepd.core.analysis import Analysis, BlockInfo, Stop, WordInfo
 QUOTE_ROOM = 90
 
 
-def target_stop(analysis: Analysis) -> Stop | None:
-    """The stop the blocks and words are measured at: the pick, else the middle of the trade."""
-    if analysis.pick:
-        return analysis.stop(analysis.pick)
-    if analysis.trade:
-        return analysis.stop(analysis.trade[len(analysis.trade) // 2])
-    return None
-
-
 def short(text: str, room: int = QUOTE_ROOM) -> str:
     """One line of at most `room` characters, cut with an ellipsis.
 
@@ -84,7 +75,7 @@ def block_text(analysis: Analysis, block: BlockInfo) -> str:
 
 def summary_instructions(analysis: Analysis) -> str:
     """Instructions to paste after `/compact` or give a summarizer; empty when there is no stop."""
-    stop = target_stop(analysis)
+    stop = analysis.target_stop()
     if stop is None:
         return ""
     lines = [

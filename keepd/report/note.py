@@ -9,7 +9,7 @@ from pathlib import Path
 from keepd._version import __version__
 from keepd.atomic import replace_file
 from keepd.core.analysis import Analysis, BlockInfo, Stop
-from keepd.report.instructions import block_start, short, summary_instructions, target_stop
+from keepd.report.instructions import block_start, short, summary_instructions
 from keepd.report.note_assets import SCRIPT, STYLE, content_security_policy
 from keepd.report.svg import bar_svg, curve_svg, esc, frame_of, shape_text
 from keepd.report.terminal import keystrokes
@@ -209,7 +209,7 @@ def _pct(share: float, digits: int = 0) -> str:
 
 
 def _blocks(analysis: Analysis) -> str:
-    stop = target_stop(analysis)
+    stop = analysis.target_stop()
     if stop is None or not analysis.blocks:
         return ""
     which = "the pick" if analysis.pick else "the middle stop of the trade"

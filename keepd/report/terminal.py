@@ -93,7 +93,7 @@ def _curve(analysis: Analysis, style: Style) -> list[str]:
     if not chart:
         return []
     lines = ["  " + line for line in chart]
-    target = analysis.pick or (analysis.trade[len(analysis.trade) // 2] if analysis.trade else None)
+    target = analysis.target
     positions = [stop.uuid for stop in analysis.stops]
     if target in positions:
         shown = columns(len(positions), style.width - 2)
@@ -166,9 +166,7 @@ def _quote(text: str, room: int) -> str:
 
 def keystrokes(analysis: Analysis) -> str:
     """The exact picker keys for the pick (or the middle of the trade)."""
-    target = analysis.stop(analysis.pick) or analysis.stop(
-        analysis.trade[len(analysis.trade) // 2] if analysis.trade else None
-    )
+    target = analysis.target_stop()
     if target is None:
         return "Nothing to summarize yet."
     if not target.in_picker:

@@ -51,10 +51,8 @@ def _branch(path: Path) -> list[str]:
 def _stop(service: Service, path: Path) -> str | None:
     """The pick, else the middle of the trade, else the middle stop."""
     analysis = service.report(str(path)).analysis
-    if analysis.pick:
-        return analysis.pick
-    if analysis.trade:
-        return analysis.trade[len(analysis.trade) // 2]
+    if analysis.target:
+        return analysis.target
     return analysis.stops[len(analysis.stops) // 2].uuid if analysis.stops else None
 
 
