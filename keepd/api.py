@@ -9,6 +9,7 @@ from keepd.core.analysis import Analysis, analyse_state
 from keepd.core.grade import DEFAULT_TUNING, Tuning
 from keepd.core.messages import DEFAULT_POLICY, Node, TextPolicy
 from keepd.core.session import SessionState
+from keepd.core.skim import context_start
 from keepd.core.tree import Scope
 from keepd.core.words import content_words
 from keepd.errors import NotASessionError, UnreadableError
@@ -32,10 +33,47 @@ def analyse_file(
 
 
 def load_state(
-    path: str | Path, scope: Scope, *, policy: TextPolicy = DEFAULT_POLICY, detail: bool = True
+    path: str | Path,
+    scope: Scope,
+    *,
+    policy: TextPolicy = DEFAULT_POLICY,
+    detail: bool = True,
+    skim: bool = True,
 ) -> SessionState:
-    """Reads a file at rest into a session state, in chunks, through the incremental reader."""
-    state = SessionState(scope, policy=policy, detail=detail)
+    """Reads a file at rest into a session state through the incremental reader.
+
+    The current context starts at the newest compaction that preserved nothing, so with
+    `skim` the lines before it are read only for the facts the scope keeps (core/skim.py);
+    should what follows reach back into them, the whole file is read after all. The whole
+    history is read in chunks.
+    """
+    if scope is not Scope.CURRENT or not skim:
+        return _chunked(path, SessionState(scope, policy=policy, detail=detail))
+    return read_current(_read(path), policy=policy, detail=detail)
+
+
+def read_current(
+    data: bytes, *, policy: TextPolicy = DEFAULT_POLICY, detail: bool = True
+) -> SessionState:
+    """The current context of a whole file's bytes, skimming what precedes the newest full
+    compaction when nothing after it reaches back (core/skim.py)."""
+    start = context_start(data)
+    if start > 0:
+        state = SessionState(Scope.CURRENT, policy=policy, detail=detail)
+        state.skim(data, start)
+        _fed(state, data, start)
+        if not state.needs_whole_file:
+            return state
+    return _fed(SessionState(Scope.CURRENT, policy=policy, detail=detail), data)
+
+
+def _fed(state: SessionState, data: bytes, origin: int = 0) -> SessionState:
+    state.feed(data, origin)
+    state.finish()
+    return state
+
+
+def _chunked(path: str | Path, state: SessionState) -> SessionState:
     try:
         with Path(path).open("rb") as handle:
             while chunk := handle.read(READ_CHUNK):
@@ -46,6 +84,15 @@ def load_state(
         raise UnreadableError(str(path), error.strerror or str(error)) from error
     state.finish()
     return state
+
+
+def _read(path: str | Path) -> bytes:
+    try:
+        return Path(path).read_bytes()
+    except IsADirectoryError as error:
+        raise NotASessionError(str(path)) from error
+    except OSError as error:
+        raise UnreadableError(str(path), error.strerror or str(error)) from error
 
 
 def analyse_texts(texts: Sequence[str], *, tuning: Tuning = DEFAULT_TUNING) -> Analysis:

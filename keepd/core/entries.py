@@ -74,28 +74,28 @@ class EntryReader:
         """Reads the held-back piece as a last line (a file at rest may lack the newline)."""
         return self._entries(self.last_lines())
 
-    def lines(self, data: bytes) -> list[Line]:
-        """The lines `data` completes, raw; parse each with `parse`.
+    def lines(self, data: bytes, origin: int = 0) -> list[Line]:
+        """The lines `data[origin:]` completes, raw; parse each with `parse`.
 
         Lines are views into `data` (no copy): parse them before feeding more.
         """
-        if not data:
+        if len(data) <= origin:
             return []
-        cut = data.rfind(b"\n")
+        cut = data.rfind(b"\n", origin)
         if cut < 0:
-            self._hold(data)
+            self._hold(data[origin:])
             return []
         out: list[Line] = []
-        start = 0
+        start = origin
         if self._pending:
-            start = data.find(b"\n") + 1
-            out.append(b"".join([*self._pending, data[: start - 1]]))
+            start = data.find(b"\n", origin) + 1
+            out.append(b"".join([*self._pending, data[origin : start - 1]]))
             self.consumed += self.pending_bytes
             self._pending = []
             self.pending_bytes = 0
-        out += _views(data, start, cut)
+        out += line_views(data, start, cut)
         self._hold(data[cut + 1 :])
-        self.consumed += cut + 1
+        self.consumed += cut + 1 - origin
         return out
 
     def last_lines(self) -> list[Line]:
@@ -132,14 +132,16 @@ class EntryReader:
         """
         if len(line) < _LEAN_FROM:
             return self.parse(line)
-        raw = bytes(line)
+        head = bytes(line[:_HEAD])
+        raw = None  # the line is copied only when a rule may apply
         for marker, skip in _MARKERS:
-            if raw.find(marker, 0, _HEAD) >= 0:
+            if head.find(marker) >= 0:
+                raw = bytes(line) if raw is None else raw
                 at = raw.find(skip.key)
                 entry = _lean(raw, at, skip) if at > 0 else None
                 if entry is not None:
                     return entry
-        return self.parse(raw)
+        return self.parse(line if raw is None else raw)
 
     def _hold(self, piece: bytes) -> None:
         if piece:
@@ -167,7 +169,7 @@ def _lean(raw: bytes, at: int, skip: _Skip) -> Entry | None:
     return entry if all(key in entry for key in skip.needs) else None
 
 
-def _views(data: bytes, start: int, end: int) -> list[Line]:
+def line_views(data: bytes, start: int, end: int) -> list[Line]:
     """The non-empty lines of `data[start:end]` (which ends at a newline), as views."""
     view = memoryview(data)
     find = data.find

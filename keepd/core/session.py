@@ -7,6 +7,7 @@ import numpy as np
 from keepd.core.entries import EntryReader, Line
 from keepd.core.index import Growable, Index, IntArray
 from keepd.core.messages import DEFAULT_POLICY, Node, TextPolicy, make_node
+from keepd.core.skim import skim
 from keepd.core.tokens import TokenLedger
 from keepd.core.tree import Branch, Scope, Tree
 
@@ -52,13 +53,30 @@ class SessionState:
         self._stops = Growable()
         self._sidechain_only = True
 
-    def feed(self, data: bytes) -> int:
-        """Takes appended bytes; returns how many entries they completed."""
-        return self._add(self.reader.lines(data))
+    def feed(self, data: bytes, origin: int = 0) -> int:
+        """Takes appended bytes (`data[origin:]`); returns how many entries they completed."""
+        return self._add(self.reader.lines(data, origin))
 
     def finish(self) -> int:
         """Takes a last line that has no newline (for a file at rest)."""
         return self._add(self.reader.last_lines())
+
+    def skim(self, data: bytes, start: int) -> None:
+        """Takes `data[:start]`, the bytes before the newest full compaction
+        (`skim.context_start`), for their facts only; then feed `data` from `start`, and
+        check `needs_whole_file`."""
+        skim(self.tree, self.reader, data, start)
+
+    @property
+    def needs_whole_file(self) -> bool:
+        """Whether a skimmed state reached into the part it passed over: read it all instead."""
+        if not self.tree.partial:
+            return False
+        self.branch()
+        tree = self.tree
+        if tree.reached_before or tree.sidechain_only or tree.leaf() is None:
+            return True
+        return not any(node.cwd for node in tree.nodes if node.is_message)
 
     def add_nodes(self, nodes: list[Node]) -> None:
         """Takes nodes made elsewhere (plain texts, dialogue data sets)."""

@@ -54,6 +54,18 @@ class _Relink:
         return leaf
 
 
+@dataclass(frozen=True, slots=True)
+class Skimmed:
+    """What a tree keeps of an entry it passed over (core/skim.py): the running facts."""
+
+    message: bool  # a conversation entry with a uuid
+    sidechain: bool
+    msg_id: str | None
+    session_id: str | None
+    cwd: str | None
+    context_tokens: int | None
+
+
 class Tree:
     """All nodes of one session file, in file order, linked by uuid.
 
@@ -76,6 +88,11 @@ class Tree:
         self.cwd: str | None = None
         self._newest: Node | None = None
         self._newest_sidechain: Node | None = None
+        # A tree of what follows a full compaction (skim.py) knows the entries before it
+        # only by these facts, and notes when a lookup wanted one of them.
+        self.partial = False
+        self.skimmed_msg_ids: set[str] = set()
+        self.reached_before = False
 
     def add(self, node: Node) -> None:
         self.nodes.append(node)
@@ -86,6 +103,8 @@ class Tree:
             self.children.setdefault(node.parent, []).append(node)
         if node.msg_id is not None:
             self.by_msg_id.setdefault(node.msg_id, []).append(node)
+            if node.msg_id in self.skimmed_msg_ids:
+                self.reached_before = True  # its siblings before the boundary join the branch
         if node.is_message and node.uuid:
             self._note_message(node)
         elif node.boundary is not None and not node.sidechain:
@@ -102,6 +121,19 @@ class Tree:
         if node.context_tokens is not None:
             self.newest_usage = node
             self.largest_usage = max(self.largest_usage, node.context_tokens)
+
+    def note_skimmed(self, facts: Skimmed) -> None:
+        """Keeps the running facts of an entry from before the boundary a partial tree starts at."""
+        if facts.msg_id is not None:
+            self.skimmed_msg_ids.add(facts.msg_id)
+        if not facts.message:
+            return
+        self.session_id = self.session_id or facts.session_id
+        self.cwd = facts.cwd or self.cwd
+        if not facts.sidechain:
+            self.sidechain_only = False
+            if facts.context_tokens is not None:
+                self.largest_usage = max(self.largest_usage, facts.context_tokens)
 
     def leaf(self) -> Node | None:
         """The newest conversation entry (a sub-agent file's own, if that is all there is)."""
@@ -143,7 +175,7 @@ class Tree:
             return _Relink(boundary=boundary)
         anchor = boundary.boundary.anchor or boundary.uuid
         if not preserved:  # an empty context: what follows hangs under the anchor itself
-            node = self.by_uuid.get(anchor)
+            node = self._find(anchor)
             return _Relink(boundary, node, {}, frozenset(), node)
         previous = [anchor, *(node.uuid for node in preserved[:-1])]
         links = {
@@ -156,7 +188,7 @@ class Tree:
             if child.uuid is not None and child.uuid not in links and last is not None:
                 links[child.uuid] = last
         kept = frozenset(node.pos for node in preserved)
-        return _Relink(boundary, self.by_uuid.get(anchor), links, kept, preserved[-1])
+        return _Relink(boundary, self._find(anchor), links, kept, preserved[-1])
 
     def _walk(self, leaf: Node, relink: _Relink, *, through_boundaries: bool) -> list[Node]:
         """Parent links from the leaf up, oldest first; gaps bridged by file order."""
@@ -173,13 +205,13 @@ class Tree:
     def _parent_of(self, node: Node, relink: _Relink, through_boundaries: bool) -> Node | None:
         moved = relink.links.get(node.uuid) if node.uuid is not None else None
         if moved is not None:
-            return self.by_uuid.get(moved)
+            return self._find(moved)
         link = node.parent
         if link is None and node.boundary is not None and through_boundaries:
             link = node.logical_parent or ""
         if link is None:
             return None
-        parent = self.by_uuid.get(link)
+        parent = self._find(link)
         if parent is None or parent.pos >= node.pos:
             parent = self._previous_in_file(node)
         if parent is not None and relink.escapes(parent):
@@ -199,14 +231,14 @@ class Tree:
             return self._segment(*info.segment)
         if info.preserved is None:
             return None
-        found = [self.by_uuid.get(uuid) for uuid in info.preserved]
+        found = [self._find(uuid) for uuid in info.preserved]
         if any(node is None for node in found):
             return None
         return [node for node in found if node is not None]
 
     def _segment(self, head: str, tail: str) -> list[Node] | None:
-        end = self.by_uuid.get(tail)
-        if end is None or head not in self.by_uuid:
+        end = self._find(tail)
+        if end is None or self._find(head) is None:
             return None
         span: list[Node] = []
         node: Node | None = end
@@ -215,8 +247,14 @@ class Tree:
             if node.uuid == head:
                 span.reverse()
                 return span
-            node = self.by_uuid.get(node.parent) if node.parent else None
+            node = self._find(node.parent) if node.parent else None
         return None
+
+    def _find(self, uuid: str) -> Node | None:
+        node = self.by_uuid.get(uuid)
+        if node is None and self.partial:
+            self.reached_before = True
+        return node
 
     def _pull_in(self, chain: list[Node]) -> list[Node]:
         """Adds the parallel tool calls and results a parent walk misses, as the loader does."""

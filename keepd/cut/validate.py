@@ -77,7 +77,7 @@ def verify(path: Path, written: Written, placement: Placement, session_id: str) 
     The check also feeds, in memory only, a next turn under the context's tail, as Claude Code
     writes it on `--resume`: the context must then be exactly the intended one plus that turn.
     """
-    state = load_state(path, Scope.CURRENT)
+    state = load_state(path, Scope.CURRENT, skim=False)  # the probe may reach back anywhere
     direct = _uuids(state) == list(written.intended)
     if placement in DIRECT and not direct:
         raise CutNotVerifiedError(_differs(path, written, _uuids(state)))

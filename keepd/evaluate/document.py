@@ -380,9 +380,11 @@ def _speed(run: Run) -> str:
 Machine: {run.machine}.
 
 Cold analysis of the corpus ({cold.files} files, {cold.megabytes:.1f} MB, in the page cache; the
-two timed in turns, best of seven, in this process's CPU time): keepd
+runs timed in turns, best of seven, in this process's CPU time): keepd
 {cold.analyse * 1000:.0f} ms against {cold.parse * 1000:.0f} ms for orjson parsing alone,
-**{cold.ratio:.2f}x**.
+**{cold.ratio:.2f}x**. The current context passes over what precedes a session's newest full
+compaction; the whole history (`--whole`) reads every line: {cold.whole * 1000:.0f} ms,
+{cold.whole_ratio:.2f}x.
 
 One 40-word line appended to a session and its branch and index brought up to date (the daemon's
 path), and a full analysis of the session at that size:

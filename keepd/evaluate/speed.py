@@ -56,11 +56,16 @@ class Cold:
     files: int
     megabytes: float
     parse: float
-    analyse: float
+    analyse: float  # the current context, as `keepd report` reads it
+    whole: float  # the whole history (`--whole`): every line read
 
     @property
     def ratio(self) -> float:
         return self.analyse / self.parse
+
+    @property
+    def whole_ratio(self) -> float:
+        return self.whole / self.parse
 
 
 def cold_corpus(shared: Path, runs: int = 7) -> Cold:
@@ -71,11 +76,13 @@ def cold_corpus(shared: Path, runs: int = 7) -> Cold:
     """
     paths = sorted((shared / "corpus" / "sessions").glob("*.jsonl"))
     blobs = [path.read_bytes() for path in paths]
-    parse, analyse = [], []
+    parse, analyse, whole = [], [], []
     for _ in range(runs):
         parse.append(_cpu_seconds(lambda: parse_only(blobs)))
         analyse.append(_cpu_seconds(lambda: [analyse_file(path) for path in paths]))
-    return Cold(len(paths), sum(map(len, blobs)) / 1e6, min(parse), min(analyse))
+        whole.append(_cpu_seconds(lambda: [analyse_file(path, whole=True) for path in paths]))
+    megabytes = sum(map(len, blobs)) / 1e6
+    return Cold(len(paths), megabytes, min(parse), min(analyse), min(whole))
 
 
 def _cpu_seconds(work: Callable[[], object]) -> float:

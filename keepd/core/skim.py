@@ -1,0 +1,129 @@
+"""Starts the current context of a file at rest at its newest full compaction, as Claude Code
+loads a large file, reading what comes before only for the facts the scope keeps.
+
+The entries before a compaction that preserved nothing are not in the context the model
+sees, so their text is never needed; only a few running facts are (the session id, the
+folder, the largest usage, which proves a 1M window, and the API response ids a later line
+could share). Lines whose top-level type is provably not `assistant` are passed over
+unparsed; the rest are parsed for those facts. If anything read later still reaches into
+the part passed over (a parent, a preserved entry or a sibling by response id), the tree
+says so (`Tree.reached_before`) and the caller reads the whole file instead.
+"""
+
+from __future__ import annotations
+
+import orjson
+
+from keepd.core.entries import Entry, EntryReader
+from keepd.core.messages import CONVERSATION, context_tokens, real_usage
+from keepd.core.tree import Skimmed, Tree
+
+_NEEDLE = b'"subtype":"compact_boundary"'
+_TYPE = b'"type":"'
+
+
+def context_start(data: bytes) -> int:
+    """The offset of the line of the newest compact boundary that preserved nothing, or 0.
+
+    A boundary that keeps entries (`preservedMessages`, `preservedSegment`) needs those
+    older entries, and a sub-agent's boundary does not start the main context: for those
+    the answer is 0 (read everything). Candidates are found by their bytes and confirmed
+    by parsing their line.
+
+    >>> line = b'{"type":"system","subtype":"compact_boundary","uuid":"b","parentUuid":null}'
+    >>> context_start(b'{"type":"user"}\\n' + line + b'\\n')
+    16
+    """
+    end = len(data)
+    while (hit := data.rfind(_NEEDLE, 0, end)) >= 0:
+        start = data.rfind(b"\n", 0, hit) + 1
+        stop = data.find(b"\n", hit)
+        entry = _object(data[start : stop if stop >= 0 else len(data)])
+        if entry is not None and _is_boundary(entry):
+            return start if _starts_context(entry) else 0
+        end = start
+    return 0
+
+
+def skim(tree: Tree, reader: EntryReader, data: bytes, start: int) -> None:
+    """Reads `data[:start]`, the lines before the one `context_start` named, for `tree`'s
+    facts.
+
+    Every line is parsed until the first conversation entry (whose session id the tree
+    keeps); after it, lines whose top-level type is known and not `assistant` are skipped.
+    """
+    tree.partial = True
+    named = False
+    view = memoryview(data)
+    at = 0
+    while at < start:
+        end = data.find(b"\n", at, start)
+        end = start if end < 0 else end
+        if end > at and not (named and _plain_kind(data, at, end)):
+            entry = reader.parse(view[at:end])
+            facts = _facts(entry) if entry is not None else None
+            if facts is not None:
+                tree.note_skimmed(facts)
+                named = named or (facts.message and tree.session_id is not None)
+        at = end + 1
+
+
+def _plain_kind(data: bytes, start: int, end: int) -> bool:
+    """Whether the line's top-level `type` comes before any nested object and is not
+    `assistant`.
+
+    A `"type":"` that no `{` but the line's own precedes cannot be inside a nested value,
+    nor inside a string, whose quotes would be escaped.
+    """
+    head = min(end, start + 1024)
+    at = data.find(_TYPE, start, head)
+    if at < 0 or data.find(b"{", start + 1, at) >= 0:
+        return False
+    return not data.startswith(b'assistant"', at + len(_TYPE))
+
+
+def _facts(entry: Entry) -> Skimmed | None:
+    """An entry's running facts, as `make_node` and `Tree.add` would read them."""
+    kind = entry.get("type")
+    if kind not in CONVERSATION:
+        return None
+    message = entry.get("message")
+    message = message if isinstance(message, dict) else {}
+    msg_id = tokens = None
+    if kind == "assistant":
+        msg_id = _text(message.get("id"))
+        usage = real_usage(entry, message)
+        tokens = context_tokens(usage) if usage is not None else None
+    uuid = entry.get("uuid")
+    return Skimmed(
+        message=type(uuid) is str and uuid != "",
+        sidechain=entry.get("isSidechain") is True,
+        msg_id=msg_id,
+        session_id=_text(entry.get("sessionId")),
+        cwd=_text(entry.get("cwd")),
+        context_tokens=tokens,
+    )
+
+
+def _text(value: object) -> str | None:
+    return value if type(value) is str else None
+
+
+def _object(line: bytes) -> dict[str, object] | None:
+    try:
+        value = orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def _is_boundary(entry: dict[str, object]) -> bool:
+    return entry.get("type") == "system" and entry.get("subtype") == "compact_boundary"
+
+
+def _starts_context(entry: dict[str, object]) -> bool:
+    meta = entry.get("compactMetadata")
+    keeps = isinstance(meta, dict) and (
+        meta.get("preservedMessages") is not None or meta.get("preservedSegment") is not None
+    )
+    return entry.get("isSidechain") is not True and not keeps and entry.get("uuid") is not None

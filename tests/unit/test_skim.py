@@ -1,0 +1,208 @@
+"""Skimming what precedes the newest full compaction gives the same analysis as reading it all."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from keepd.api import load_state, read_current
+from keepd.core.analysis import analyse_state
+from keepd.core.session import SessionState
+from keepd.core.skim import _plain_kind, context_start
+from keepd.core.tree import Scope
+from tests.unit.builders import (
+    Chain,
+    assistant,
+    compact_boundary,
+    compact_summary,
+    jsonl,
+    line,
+    progress,
+    sidechain,
+    tool_result,
+    user,
+)
+
+
+def full_read(data: bytes) -> SessionState:
+    state = SessionState(Scope.CURRENT)
+    state.feed(data)
+    state.finish()
+    return state
+
+
+def same_analysis(data: bytes) -> SessionState:
+    """Asserts the skimmed and the full reading analyse alike; returns the skimmed state."""
+    skimmed = read_current(data)
+    assert analyse_state(skimmed).to_dict() == analyse_state(full_read(data)).to_dict()
+    return skimmed
+
+
+def compacted(*, before: int = 4, after: int = 3, context: int = 120_000) -> Chain:
+    """Turns, a full compaction, its summary, more turns."""
+    chain = Chain()
+    for i in range(before):
+        chain.turn(f"parser step {i} tokenizer grammar", f"done parser {i}", context=context)
+    old_tail = chain.last
+    chain.add(compact_boundary("b001", old_tail))
+    chain.add(compact_summary("s001", "b001"))
+    chain.last = "s001"
+    for i in range(after):
+        chain.turn(f"docs page {i} screenshots", f"wrote docs {i}", context=30_000 + i)
+    return chain
+
+
+def test_a_full_compaction_is_skimmed_and_analyses_alike() -> None:
+    data = compacted().jsonl()
+    state = same_analysis(data)
+    assert state.tree.partial
+    assert state.tree.nodes[0].uuid == "b001"  # nothing before the boundary became a node
+
+
+def test_usage_before_the_boundary_still_proves_a_large_window() -> None:
+    data = compacted(context=450_000).jsonl()
+    state = same_analysis(data)
+    assert state.tree.partial
+    assert analyse_state(state).context["window"] == 1_000_000
+
+
+def test_the_session_id_comes_from_the_first_message_of_the_file() -> None:
+    chain = compacted()
+    chain.entries[0] = {**chain.entries[0], "sessionId": "first-one"}
+    state = same_analysis(chain.jsonl())
+    assert state.tree.session_id == "first-one"
+
+
+def test_no_boundary_or_a_preserving_one_reads_everything() -> None:
+    plain = Chain()
+    plain.turn("hello parser", "hi")
+    assert context_start(plain.jsonl()) == 0
+    chain = compacted()
+    chain.entries[8] = compact_boundary("b001", "u008", preserved=("s001", ["u007", "u008"]))
+    assert context_start(chain.jsonl()) == 0
+    chain.entries[8] = compact_boundary("b001", "u008", segment=("u007", "s001", "u008"))
+    assert context_start(chain.jsonl()) == 0
+    chain.entries[8] = sidechain(compact_boundary("b001", "u008"))
+    assert context_start(chain.jsonl()) == 0
+
+
+def test_the_newest_boundary_is_found_past_one_quoted_inside_a_later_line() -> None:
+    chain = compacted()
+    quoted = {"type": "system", "subtype": "compact_boundary"}  # a tool's structured output
+    chain.add(tool_result("r900", chain.last or "", "toolu_x", "ok") | {"toolUseResult": quoted})
+    data = chain.jsonl()
+    assert data[context_start(data) :].startswith(line(chain.entries[8]))
+    same_analysis(data)
+
+
+def test_a_parent_before_the_boundary_makes_it_read_everything() -> None:
+    chain = compacted()
+    chain.add(user("u900", "u002", "back to the parser tokenizer"))  # a rewind past the boundary
+    data = chain.jsonl()
+    state = same_analysis(data)
+    assert not state.tree.partial
+
+
+def test_a_response_id_shared_across_the_boundary_makes_it_read_everything() -> None:
+    chain = compacted()
+    chain.add(assistant("a900", chain.last, "more docs", msg_id="msg_u001"))
+    state = same_analysis(chain.jsonl())
+    assert not state.tree.partial
+
+
+def test_nothing_after_the_boundary_but_its_summary() -> None:
+    state = same_analysis(compacted(after=0).jsonl())
+    assert state.tree.partial
+
+
+@pytest.mark.parametrize(
+    ("raw", "plain"),
+    [
+        (b'{"type":"user","message":{"content":"x"}}', True),
+        (b'{"parentUuid":"a","type":"progress","data":{"type":"assistant"}}', True),
+        (b'{"type":"assistant","message":{}}', False),
+        (b'{"parentUuid":"a","message":{"type":"message"},"type":"user"}', False),
+        (b' {"type":"user"}', False),
+        (b'{"kind":"user"}', False),
+    ],
+)
+def test_only_a_top_level_type_before_any_nesting_is_trusted(raw: bytes, plain: bool) -> None:
+    assert _plain_kind(raw, 0, len(raw)) is plain
+
+
+def test_lines_that_are_not_objects_are_counted_where_read() -> None:
+    chain = compacted()
+    data = b"not json\n" + chain.jsonl() + b"[1]\n"
+    state = read_current(data)
+    assert state.tree.partial
+    assert state.reader.skipped == 2  # the first line is read: no message had named the session
+
+
+_PARENTS = st.sampled_from(["previous", "previous", "previous", "earlier", "missing"])
+
+
+@st.composite
+def sessions(draw: Any) -> bytes:
+    """Random sessions: turns, tool calls, progress, rewinds, boundaries of every kind."""
+    entries: list[dict[str, Any]] = []
+    uuids: list[str] = []
+    for i in range(draw(st.integers(4, 40))):
+        uuid = f"e{i:03d}"
+        how = draw(_PARENTS)
+        parent = uuids[-1] if uuids and how == "previous" else None
+        if uuids and how == "earlier":
+            parent = uuids[draw(st.integers(0, len(uuids) - 1))]
+        if how == "missing":
+            parent = "nowhere"
+        kind = draw(st.sampled_from(["prompt", "reply", "result", "progress", "boundary"]))
+        entries.append(_entry(kind, uuid, parent, draw))
+        uuids.append(uuid)
+    return jsonl(entries)
+
+
+def _entry(kind: str, uuid: str, parent: str | None, draw: Any) -> dict[str, Any]:
+    if kind == "prompt":
+        return user(uuid, parent, draw(st.sampled_from(["parser grammar", "docs screenshots"])))
+    if kind == "reply":
+        msg_id = f"msg_{draw(st.integers(0, 6))}"
+        tokens = draw(st.sampled_from([None, 90_000, 250_000]))
+        usage = None if tokens is None else {"input_tokens": tokens, "output_tokens": 9}
+        usage = usage and {**usage, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
+        return assistant(uuid, parent, "tokenizer notes", msg_id=msg_id, usage_=usage)
+    if kind == "result":
+        return tool_result(uuid, parent or "nowhere", "toolu_1", "ok")
+    if kind == "progress":
+        return progress(uuid, parent)
+    keeps = draw(st.sampled_from(["none", "none", "segment", "sidechain"]))
+    boundary = compact_boundary(uuid, parent)
+    if keeps == "segment" and parent is not None:
+        boundary = compact_boundary(uuid, parent, segment=(parent, uuid, parent))
+    return sidechain(boundary) if keeps == "sidechain" else boundary
+
+
+@settings(max_examples=300, deadline=None)
+@given(sessions())
+def test_random_sessions_analyse_alike_skimmed_or_read_whole(data: bytes) -> None:
+    try:
+        expected = analyse_state(full_read(data)).to_dict()
+    except Exception as error:  # the full reading is the reference, even when it fails
+        with pytest.raises(type(error)):
+            analyse_state(read_current(data))
+        return
+    assert analyse_state(read_current(data)).to_dict() == expected
+
+
+def test_corpus_sessions_analyse_alike(corpus_sessions: list[Path]) -> None:
+    skimmed = 0
+    for path in corpus_sessions:
+        state = load_state(path, Scope.CURRENT)
+        expected = analyse_state(load_state(path, Scope.CURRENT, skim=False), path=str(path))
+        got = orjson.dumps(analyse_state(state, path=str(path)).to_dict())
+        assert got == orjson.dumps(expected.to_dict()), path.name
+        skimmed += state.tree.partial
+    assert skimmed > 0
