@@ -8,8 +8,7 @@ from pathlib import Path
 from keepd.core.analysis import Analysis, analyse_state
 from keepd.core.grade import DEFAULT_TUNING, Tuning
 from keepd.core.messages import DEFAULT_POLICY, Node, TextPolicy
-from keepd.core.session import SessionState
-from keepd.core.skim import context_start
+from keepd.core.session import SessionState, read_current
 from keepd.core.tree import Scope
 from keepd.core.words import content_words
 from keepd.errors import NotASessionError, UnreadableError
@@ -50,27 +49,6 @@ def load_state(
     if scope is not Scope.CURRENT or not skim:
         return _chunked(path, SessionState(scope, policy=policy, detail=detail))
     return read_current(_read(path), policy=policy, detail=detail)
-
-
-def read_current(
-    data: bytes, *, policy: TextPolicy = DEFAULT_POLICY, detail: bool = True
-) -> SessionState:
-    """The current context of a whole file's bytes, skimming what precedes the newest full
-    compaction when nothing after it reaches back (core/skim.py)."""
-    start = context_start(data)
-    if start > 0:
-        state = SessionState(Scope.CURRENT, policy=policy, detail=detail)
-        state.skim(data, start)
-        _fed(state, data, start)
-        if not state.needs_whole_file:
-            return state
-    return _fed(SessionState(Scope.CURRENT, policy=policy, detail=detail), data)
-
-
-def _fed(state: SessionState, data: bytes, origin: int = 0) -> SessionState:
-    state.feed(data, origin)
-    state.finish()
-    return state
 
 
 def _chunked(path: str | Path, state: SessionState) -> SessionState:

@@ -7,7 +7,7 @@ import numpy as np
 from keepd.core.entries import EntryReader, Line
 from keepd.core.index import Growable, Index, IntArray
 from keepd.core.messages import DEFAULT_POLICY, Node, TextPolicy, make_node
-from keepd.core.skim import skim
+from keepd.core.skim import context_start, skim
 from keepd.core.tokens import TokenLedger
 from keepd.core.tree import Branch, Scope, Tree
 
@@ -74,9 +74,7 @@ class SessionState:
             return False
         self.branch()
         tree = self.tree
-        if tree.reached_before or tree.sidechain_only or tree.leaf() is None:
-            return True
-        return not any(node.cwd for node in tree.nodes if node.is_message)
+        return tree.reached_before or tree.sidechain_only or tree.leaf() is None or not tree.cwd
 
     def add_nodes(self, nodes: list[Node]) -> None:
         """Takes nodes made elsewhere (plain texts, dialogue data sets)."""
@@ -195,6 +193,36 @@ class SessionState:
             if not node.is_prompt:
                 messages[at] = GONE
         self._thinned = max(len(messages) - 1, 0)
+
+
+def read_current(
+    data: bytes,
+    *,
+    policy: TextPolicy = DEFAULT_POLICY,
+    detail: bool = True,
+    compact: bool = False,
+    at_rest: bool = True,
+) -> SessionState:
+    """The current context of a whole file's bytes, skimming what precedes its newest full
+    compaction unless what follows reaches back (core/skim.py). A file `at_rest` may end
+    without a newline; a file being written holds back its unfinished last line."""
+
+    def fed(state: SessionState, origin: int) -> SessionState:
+        state.feed(data, origin)
+        if at_rest:
+            state.finish()
+        return state
+
+    def fresh() -> SessionState:
+        return SessionState(Scope.CURRENT, policy=policy, detail=detail, compact=compact)
+
+    start = context_start(data)
+    if start > 0:
+        state = fresh()
+        state.skim(data, start)
+        if not fed(state, start).needs_whole_file:
+            return state
+    return fed(fresh(), 0)
 
 
 GONE = Node(pos=-1, kind="gone")  # stands for a thinned message in a compact branch

@@ -2,12 +2,13 @@
 loads a large file, reading what comes before only for the facts the scope keeps.
 
 The entries before a compaction that preserved nothing are not in the context the model
-sees, so their text is never needed; only a few running facts are (the session id, the
-folder, the largest usage, which proves a 1M window, and the API response ids a later line
-could share). Lines whose top-level type is provably not `assistant` are passed over
-unparsed; the rest are parsed for those facts. If anything read later still reaches into
-the part passed over (a parent, a preserved entry or a sibling by response id), the tree
-says so (`Tree.reached_before`) and the caller reads the whole file instead.
+sees, so their text is never needed; only a few running facts are: the session id, the
+largest usage (which proves a 1M window) and the API response ids a later line could share.
+The folder comes from the newest message, after the boundary. Lines whose top-level type is
+provably not `assistant` are passed over unparsed; the rest are parsed for those facts. If
+anything read later still reaches into the part passed over (a parent, a preserved entry or
+a sibling by response id), the tree says so (`Tree.reached_before`) and the caller reads
+the whole file instead.
 """
 
 from __future__ import annotations
@@ -100,7 +101,6 @@ def _facts(entry: Entry) -> Skimmed | None:
         sidechain=entry.get("isSidechain") is True,
         msg_id=msg_id,
         session_id=_text(entry.get("sessionId")),
-        cwd=_text(entry.get("cwd")),
         context_tokens=tokens,
     )
 

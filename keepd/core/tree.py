@@ -62,7 +62,6 @@ class Skimmed:
     sidechain: bool
     msg_id: str | None
     session_id: str | None
-    cwd: str | None
     context_tokens: int | None
 
 
@@ -129,7 +128,6 @@ class Tree:
         if not facts.message:
             return
         self.session_id = self.session_id or facts.session_id
-        self.cwd = facts.cwd or self.cwd
         if not facts.sidechain:
             self.sidechain_only = False
             if facts.context_tokens is not None:

@@ -21,9 +21,9 @@ from typing import Any
 import orjson
 
 from keepd.core.analysis import Analysis, analyse_state
-from keepd.core.session import SessionState
+from keepd.core.session import SessionState, read_current
 from keepd.core.tree import Scope
-from keepd.daemon.tail import Tail
+from keepd.daemon.tail import Chunk, Tail
 from keepd.discover import is_sidechain_file
 from keepd.errors import AmbiguousSessionError
 from keepd.overview import SessionInfo, pick_fields
@@ -108,9 +108,10 @@ class Registry:
         followed.error = None
         followed.mtime = self._mtime(path)
         if chunk.reset or followed.state is None:
-            followed.state = SessionState(Scope.CURRENT, detail=False, compact=True)
             followed.analysed_offset = -1
-        followed.state.feed(chunk.data)
+            followed.state = _fresh_state(chunk)
+        else:
+            followed.state.feed(chunk.data)
         # Indexing at once lets the compact state drop the entries it read: a session being
         # loaded never holds its whole tree while it waits for its first analysis.
         followed.state.branch()
@@ -296,3 +297,13 @@ def _running_session(entry: Path) -> str | None:
     if not isinstance(pid, int) or not isinstance(session_id, str) or not pid_alive(pid):
         return None
     return session_id
+
+
+def _fresh_state(chunk: Chunk) -> SessionState:
+    """A compact state for a file read from its start: a whole file skims what precedes its
+    newest full compaction (core/skim.py), a file read in pieces is fed piece by piece."""
+    if not chunk.more:
+        return read_current(chunk.data, detail=False, compact=True, at_rest=False)
+    state = SessionState(Scope.CURRENT, detail=False, compact=True)
+    state.feed(chunk.data)
+    return state

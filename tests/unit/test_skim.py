@@ -10,11 +10,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from keepd.api import load_state, read_current
+from keepd.api import load_state
 from keepd.core.analysis import analyse_state
-from keepd.core.session import SessionState
+from keepd.core.session import SessionState, read_current
 from keepd.core.skim import _plain_kind, context_start
 from keepd.core.tree import Scope
+from keepd.daemon.registry import Registry
 from tests.unit.builders import (
     Chain,
     assistant,
@@ -206,3 +207,21 @@ def test_corpus_sessions_analyse_alike(corpus_sessions: list[Path]) -> None:
         assert got == orjson.dumps(expected.to_dict()), path.name
         skimmed += state.tree.partial
     assert skimmed > 0
+
+
+def test_the_daemon_skims_a_whole_file_and_feeds_one_read_in_pieces(tmp_path: Path) -> None:
+    root = tmp_path / "claude"
+    path = root / "projects" / "-w" / "s.jsonl"
+    path.parent.mkdir(parents=True)
+    data = compacted(before=30).jsonl()
+    path.write_bytes(data)
+    expected = analyse_state(full_read(data), path=str(path), every_stop=False).to_dict()
+    whole = Registry(lambda: [root])
+    whole.read(path, len(data))
+    assert whole.sessions[path].state is not None and whole.sessions[path].state.tree.partial
+    in_pieces = Registry(lambda: [root])
+    while in_pieces.read(path, len(data) // 3).more:
+        pass
+    for registry in (whole, in_pieces):
+        analysis = registry.analyse(path)
+        assert analysis is not None and analysis.to_dict() == expected
