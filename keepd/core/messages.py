@@ -272,30 +272,25 @@ def _is_text_block(item: Any) -> bool:
 
 def _fill_assistant(node: Node, entry: Entry, message: dict[str, Any]) -> None:
     node.msg_id = _str(message.get("id"))
-    usage = real_usage(entry, message)
-    if usage is None:
-        return
-    node.context_tokens = context_tokens(usage)
-    output = usage.get("output_tokens")
-    node.output_tokens = output if isinstance(output, int) else 0
+    node.context_tokens, node.output_tokens = usage_tokens(entry, message)
 
 
-def real_usage(entry: Entry, message: dict[str, Any]) -> dict[str, Any] | None:
-    """An assistant message's usage, unless the response was synthetic or an API error."""
+def usage_tokens(entry: Entry, message: dict[str, Any]) -> tuple[int | None, int]:
+    """The context an API response saw (its fresh, cache-written and cache-read input
+    tokens) and its output tokens; (None, 0) for a synthetic response or an API error."""
     usage = message.get("usage")
-    if not isinstance(usage, dict) or message.get("model") == "<synthetic>":
-        return None
-    return None if entry.get("isApiErrorMessage") is True else usage
-
-
-def context_tokens(usage: dict[str, Any]) -> int | None:
-    """The context a response saw: its fresh, cache-written and cache-read input tokens."""
+    if type(usage) is not dict or message.get("model") == "<synthetic>":
+        return None, 0
+    if entry.get("isApiErrorMessage") is True:
+        return None, 0
     fresh = usage.get("input_tokens")
     written = usage.get("cache_creation_input_tokens")
     cached = usage.get("cache_read_input_tokens")
+    context = None
     if isinstance(fresh, int) and isinstance(written, int) and isinstance(cached, int):
-        return fresh + written + cached
-    return None
+        context = fresh + written + cached
+    output = usage.get("output_tokens")
+    return context, output if isinstance(output, int) else 0
 
 
 def _blocks(content: Any) -> list[dict[str, Any]]:

@@ -16,8 +16,8 @@ from __future__ import annotations
 import orjson
 
 from keepd.core.entries import Entry, EntryReader
-from keepd.core.messages import CONVERSATION, context_tokens, real_usage
-from keepd.core.tree import Skimmed, Tree
+from keepd.core.messages import CONVERSATION, usage_tokens
+from keepd.core.tree import Tree
 
 _NEEDLE = b'"subtype":"compact_boundary"'
 _TYPE = b'"type":"'
@@ -62,10 +62,8 @@ def skim(tree: Tree, reader: EntryReader, data: bytes, start: int) -> None:
         end = start if end < 0 else end
         if end > at and not (named and _plain_kind(data, at, end)):
             entry = reader.parse(view[at:end])
-            facts = _facts(entry) if entry is not None else None
-            if facts is not None:
-                tree.note_skimmed(facts)
-                named = named or (facts.message and tree.session_id is not None)
+            if entry is not None and _note(tree, entry):
+                named = tree.session_id is not None
         at = end + 1
 
 
@@ -83,26 +81,23 @@ def _plain_kind(data: bytes, start: int, end: int) -> bool:
     return not data.startswith(b'assistant"', at + len(_TYPE))
 
 
-def _facts(entry: Entry) -> Skimmed | None:
-    """An entry's running facts, as `make_node` and `Tree.add` would read them."""
+def _note(tree: Tree, entry: Entry) -> bool:
+    """Gives the tree an entry's running facts, as `make_node` and `Tree.add` would read them;
+    True for a conversation entry with a uuid."""
     kind = entry.get("type")
     if kind not in CONVERSATION:
-        return None
-    message = entry.get("message")
-    message = message if isinstance(message, dict) else {}
+        return False
     msg_id = tokens = None
     if kind == "assistant":
+        message = entry.get("message")
+        message = message if isinstance(message, dict) else {}
         msg_id = _text(message.get("id"))
-        usage = real_usage(entry, message)
-        tokens = context_tokens(usage) if usage is not None else None
+        tokens = usage_tokens(entry, message)[0]
     uuid = entry.get("uuid")
-    return Skimmed(
-        message=type(uuid) is str and uuid != "",
-        sidechain=entry.get("isSidechain") is True,
-        msg_id=msg_id,
-        session_id=_text(entry.get("sessionId")),
-        context_tokens=tokens,
-    )
+    is_message = type(uuid) is str and uuid != ""
+    sidechain = entry.get("isSidechain") is True
+    tree.note_skimmed(msg_id, is_message, sidechain, _text(entry.get("sessionId")), tokens)
+    return is_message
 
 
 def _text(value: object) -> str | None:

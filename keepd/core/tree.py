@@ -54,17 +54,6 @@ class _Relink:
         return leaf
 
 
-@dataclass(frozen=True, slots=True)
-class Skimmed:
-    """What a tree keeps of an entry it passed over (core/skim.py): the running facts."""
-
-    message: bool  # a conversation entry with a uuid
-    sidechain: bool
-    msg_id: str | None
-    session_id: str | None
-    context_tokens: int | None
-
-
 class Tree:
     """All nodes of one session file, in file order, linked by uuid.
 
@@ -121,17 +110,25 @@ class Tree:
             self.newest_usage = node
             self.largest_usage = max(self.largest_usage, node.context_tokens)
 
-    def note_skimmed(self, facts: Skimmed) -> None:
-        """Keeps the running facts of an entry from before the boundary a partial tree starts at."""
-        if facts.msg_id is not None:
-            self.skimmed_msg_ids.add(facts.msg_id)
-        if not facts.message:
+    def note_skimmed(
+        self,
+        msg_id: str | None,
+        is_message: bool,
+        sidechain: bool,
+        session_id: str | None,
+        context_tokens: int | None,
+    ) -> None:
+        """Keeps the running facts of an entry from before the boundary a partial tree starts
+        at (core/skim.py); `is_message` for a conversation entry with a uuid."""
+        if msg_id is not None:
+            self.skimmed_msg_ids.add(msg_id)
+        if not is_message:
             return
-        self.session_id = self.session_id or facts.session_id
-        if not facts.sidechain:
+        self.session_id = self.session_id or session_id
+        if not sidechain:
             self.sidechain_only = False
-            if facts.context_tokens is not None:
-                self.largest_usage = max(self.largest_usage, facts.context_tokens)
+            if context_tokens is not None:
+                self.largest_usage = max(self.largest_usage, context_tokens)
 
     def leaf(self) -> Node | None:
         """The newest conversation entry (a sub-agent file's own, if that is all there is)."""
