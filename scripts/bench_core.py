@@ -27,9 +27,8 @@ def main() -> None:
         print(
             f"  keepd cold analysis    {cold.analyse * 1000:8.1f} ms  ({cold.ratio:.2f}x parsing)"
         )
-        print(
-            f"  the same, --whole      {cold.whole * 1000:8.1f} ms  ({cold.whole_ratio:.2f}x parsing)"
-        )
+        whole = f"{cold.whole * 1000:8.1f} ms  ({cold.whole_ratio:.2f}x parsing)"
+        print(f"  the same, --whole      {whole}")
     print("per appended line (40-word message: parse, node, branch, index):")
     for a in per_append():
         print(

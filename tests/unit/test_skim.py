@@ -218,7 +218,8 @@ def test_the_daemon_skims_a_whole_file_and_feeds_one_read_in_pieces(tmp_path: Pa
     expected = analyse_state(full_read(data), path=str(path), every_stop=False).to_dict()
     whole = Registry(lambda: [root])
     whole.read(path, len(data))
-    assert whole.sessions[path].state is not None and whole.sessions[path].state.tree.partial
+    skimmed = whole.sessions[path].state
+    assert skimmed is not None and skimmed.tree.partial
     in_pieces = Registry(lambda: [root])
     while in_pieces.read(path, len(data) // 3).more:
         pass
