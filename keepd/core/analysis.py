@@ -12,6 +12,7 @@ import numpy as np
 
 from keepd.core.blocks import Block, BorrowedWord, blocks_before, borrowed_words
 from keepd.core.curve import Curve, FloatArray, curve
+from keepd.core.events import Event, stop_events
 from keepd.core.grade import DEFAULT_TUNING, Grading, Tuning, Zone, grade
 from keepd.core.messages import Node
 from keepd.core.session import SessionState
@@ -39,6 +40,7 @@ class Stop:
     quote: str
     timestamp: str
     eligible: bool = True  # above the floors: the pick and the trade come from these
+    event: str | None = None  # a break the session records before it (core/events.py)
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +53,7 @@ class ZoneInfo:
     grade: str
     shape: str
     multiple: float
+    event: str | None = None  # the event that made it the pick, when no zone reached ●●
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,10 +144,13 @@ def analyse_state(
     positions = state.stop_indices()
     frees = state.ledger.freed(positions)
     points = curve(state.index, positions)
-    grading = grade(points, frees, tuning)
+    events = stop_events(branch, tuning.pause_minutes * 60)
+    grading = grade(points, frees, tuning, events)
     use = context_use(state.tree, branch.boundary, window)
     marked = None if every_stop else _marked(grading)
-    stops = _stops(branch, points, frees, grading, _picker_start(branch, state), only=marked)
+    stops = _stops(
+        branch, points, frees, grading, _picker_start(branch, state), events=events, only=marked
+    )
     target = grading.target
     blocks: list[BlockInfo] = []
     words: list[WordInfo] = []
@@ -195,6 +201,7 @@ def _stops(
     grading: Grading,
     picker_from: int,
     *,
+    events: list[Event | None],
     only: list[int] | None = None,
 ) -> list[Stop]:
     # Plain lists: reading numpy scalars one by one costs more than building the stops.
@@ -226,6 +233,7 @@ def _stops(
                 quote=node.quote,
                 timestamp=node.timestamp,
                 eligible=bool(eligible[row]),
+                event=events[k].value if events[k] is not None else None,
             )
         )
     return out
@@ -251,6 +259,7 @@ def _zone_info(branch: Branch, zone: Zone) -> ZoneInfo:
         grade=zone.grade.value,
         shape=zone.shape,
         multiple=zone.multiple,
+        event=zone.event.value if zone.event is not None else None,
     )
 
 

@@ -7,6 +7,7 @@ were calibrated on stitched sessions with `python -m keepd.evaluate` (README, "M
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -14,6 +15,7 @@ import numpy as np
 import numpy.typing as npt
 
 from keepd.core.curve import Curve, FloatArray
+from keepd.core.events import Event
 
 
 class Grade(StrEnum):
@@ -47,6 +49,7 @@ class Tuning:
     kept_power: float = 0.35  # heights are weighted by the kept part's share to this power
     clear_rise: float = 0.5  # ●●● also needs a rise into the stop of this many wiggles
     near_peak: float = 0.8  # a neighbour this close to the peak's height may be its best stop
+    pause_minutes: float = 10.0  # a prompt this long after the message before it: an event
 
 
 DEFAULT_TUNING = Tuning()
@@ -62,10 +65,14 @@ class Zone:
     grade: Grade
     multiple: float
     falling: bool = False
+    event: Event | None = None  # set for the pick an event made (no zone reached ●●)
 
     @property
     def shape(self) -> str:
-        """The mark shown for the zone: its grade, or the falling mark when it only falls."""
+        """The mark shown for the zone: its grade, the falling mark when it only falls, or
+        the mark of the event that made it."""
+        if self.event is not None:
+            return self.event.mark
         return FALLING_MARK if self.falling else self.grade.value
 
 
@@ -87,13 +94,24 @@ class Grading:
         return self.trade[len(self.trade) // 2] if self.trade else None
 
 
-def grade(curve: Curve, frees: FloatArray, tuning: Tuning = DEFAULT_TUNING) -> Grading:
-    """Finds, grades and ranks the zones of `curve`; `frees` is each stop's freed share."""
+def grade(
+    curve: Curve,
+    frees: FloatArray,
+    tuning: Tuning = DEFAULT_TUNING,
+    events: Sequence[Event | None] | None = None,
+) -> Grading:
+    """Finds, grades and ranks the zones of `curve`; `frees` is each stop's freed share and
+    `events` the session's own break before each stop (core/events.py), if any."""
     eligible = _eligible(curve, frees, tuning)
     points = np.flatnonzero(eligible)
     wiggle = _wiggle(curve.sc[points])
     zones = _zones(curve, wiggle, points, tuning) if np.isfinite(wiggle) else []
     pick = _pick(zones)
+    if pick is None and events:
+        pick = _event_pick(curve, frees, tuning, events, wiggle)
+        if pick is not None:
+            zones = sorted([*zones, pick], key=lambda zone: zone.best)
+            eligible[pick.best] = True
     trade = [] if pick is not None else _trade(curve, frees, points)
     return Grading(wiggle, eligible, zones, pick, trade)
 
@@ -231,6 +249,29 @@ def _pick(zones: list[Zone]) -> Zone | None:
         return None
     strongest = max(zone.grade.strength for zone in strong)
     return [zone for zone in strong if zone.grade.strength == strongest][-1]
+
+
+def _event_pick(
+    curve: Curve,
+    frees: FloatArray,
+    tuning: Tuning,
+    events: Sequence[Event | None],
+    wiggle: float,
+) -> Zone | None:
+    """The latest stop an event precedes, graded ●●, when it keeps enough words to measure.
+
+    The share floor and the last stop's exclusion are not applied: the newest piece of work
+    begins with a branch switch or a pause before anything follows it.
+    """
+    heights = _heights(curve, tuning)[0] / wiggle if np.isfinite(wiggle) else None
+    for k in range(len(events) - 1, 1, -1):
+        event = events[k]
+        measured = curve.kept[k] >= tuning.min_kept_uses and not np.isnan(curve.sc[k])
+        if event is None or not measured or frees[k] < tuning.min_frees:
+            continue
+        multiple = round(float(heights[k]), 2) if heights is not None else 0.0
+        return Zone(k, k, k, Grade.SUBTOPIC, multiple, event=event)
+    return None
 
 
 def _trade(curve: Curve, frees: FloatArray, points: np.ndarray) -> list[int]:

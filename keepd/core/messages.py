@@ -75,6 +75,7 @@ class Node:
     timestamp: str = ""
     session_id: str | None = None
     cwd: str | None = None
+    git_branch: str | None = None
     quote: str = ""
     tool_results: tuple[str, ...] = ()  # ids of the tool calls this message answers
     tool_calls: tuple[str, ...] = ()  # ids of the tool calls this message makes
@@ -118,6 +119,7 @@ def make_node(entry: Entry, pos: int, policy: TextPolicy = DEFAULT_POLICY) -> No
         node.timestamp = _str(get("timestamp")) or ""
         node.session_id = _interned(get("sessionId"))
         node.cwd = _interned(get("cwd"))
+        node.git_branch = _interned(get("gitBranch"))
         _fill_message(node, entry, policy)
     elif kind == "system" and get("subtype") == "compact_boundary":
         node.boundary = _boundary(entry)

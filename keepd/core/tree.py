@@ -22,6 +22,7 @@ class Branch:
     messages: list[Node]
     stops: list[int]  # indices into messages
     boundary: Node | None  # the compact boundary the current context starts at
+    compacted: list[int] = field(default_factory=list)  # messages that follow a compaction
 
 
 @dataclass(frozen=True, slots=True)
@@ -273,7 +274,13 @@ class Tree:
 
 
 def _branch(context: list[Node], boundary: Node | None) -> Branch:
-    messages = [node for node in context if node.is_message]
+    messages: list[Node] = []
+    compacted: list[int] = []
+    for node in context:
+        if node.is_message:
+            messages.append(node)
+        elif node.boundary is not None and not node.sidechain:
+            compacted.append(len(messages))
     after = boundary.pos if boundary is not None else -1
     stops = [i for i, node in enumerate(messages) if node.is_prompt and node.pos > after]
-    return Branch(messages=messages, stops=stops, boundary=boundary)
+    return Branch(messages=messages, stops=stops, boundary=boundary, compacted=compacted)

@@ -8,7 +8,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from keepd.core.grade import DEFAULT_TUNING, Grade
+from keepd.core.grade import DEFAULT_TUNING, Grade, grade
 from keepd.evaluate.cases import (
     CALIBRATION,
     HELD_OUT,
@@ -70,11 +70,15 @@ def _labelled_row(outcome: Outcome) -> str:
 
 
 def _singles(cases: list[Case]) -> str:
-    counts = [clear_zone_count(prepare(case), DEFAULT_TUNING) for case in cases]
+    prepared = [prepare(case) for case in cases]
+    counts = [clear_zone_count(p, DEFAULT_TUNING) for p in prepared]
+    picks = [grade(p.curve, p.frees, DEFAULT_TUNING, p.events).pick for p in prepared]
     with_clear = sum(1 for n in counts if n)
+    by_event = sum(1 for pick in picks if pick is not None and pick.event is not None)
     return (
         f"unstitched sessions: {len(cases)}; with a {Grade.CLEAR.value} zone: {with_clear}; "
-        f"{Grade.CLEAR.value} zones in all: {sum(counts)}"
+        f"{Grade.CLEAR.value} zones in all: {sum(counts)}; with a pick: "
+        f"{sum(1 for pick in picks if pick is not None)} ({by_event} made by an event)"
     )
 
 

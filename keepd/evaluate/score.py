@@ -9,7 +9,8 @@ import numpy as np
 
 from keepd.api import load_state
 from keepd.core.curve import Curve, FloatArray, curve
-from keepd.core.grade import Grade, Grading, Tuning, grade
+from keepd.core.events import Event, stop_events
+from keepd.core.grade import DEFAULT_TUNING, Grade, Grading, Tuning, grade
 from keepd.core.messages import DEFAULT_POLICY, TextPolicy
 from keepd.core.session import SessionState
 from keepd.core.tokens import freed_shares, message_tokens
@@ -26,6 +27,7 @@ class Prepared:
     frees: FloatArray
     gold: int | None  # position on the curve, None when the gold uuid is not a stop
     turns: list[list[str]]  # the content words of each stop's turn, for the baselines
+    events: list[Event | None] | None = None  # the session's own breaks (not for joins)
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,7 +56,16 @@ def prepare_state(case: Case, state: SessionState) -> Prepared:
         freed_shares(tokens, branch.stops),
         gold,
         _turns(branch),
+        _events(case, branch),
     )
+
+
+def _events(case: Case, branch: Branch) -> list[Event | None] | None:
+    """The session's own breaks, except in stitched joins: the stitcher sets the clock at a
+    junction and the pieces' git branches differ there, which would give the junction away."""
+    if case.kind not in {"labelled", "single"}:
+        return None
+    return stop_events(branch, DEFAULT_TUNING.pause_minutes * 60)
 
 
 def _turns(branch: Branch) -> list[list[str]]:
@@ -74,7 +85,7 @@ def _turns(branch: Branch) -> list[list[str]]:
 
 
 def judge(prepared: Prepared, tuning: Tuning) -> Outcome:
-    grading = grade(prepared.curve, prepared.frees, tuning)
+    grading = grade(prepared.curve, prepared.frees, tuning, prepared.events)
     pick = grading.pick.best if grading.pick else None
     gold = prepared.gold
     distance = None if pick is None or gold is None else abs(pick - gold)
@@ -115,5 +126,5 @@ def summarise(outcomes: list[Outcome], zones_per_case: list[int] | None = None) 
 
 
 def clear_zone_count(prepared: Prepared, tuning: Tuning) -> int:
-    zones = grade(prepared.curve, prepared.frees, tuning).zones
+    zones = grade(prepared.curve, prepared.frees, tuning, prepared.events).zones
     return sum(1 for zone in zones if zone.grade is Grade.CLEAR)

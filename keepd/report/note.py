@@ -9,6 +9,7 @@ from pathlib import Path
 from keepd._version import __version__
 from keepd.atomic import replace_file
 from keepd.core.analysis import Analysis, BlockInfo, Stop
+from keepd.core.events import Event
 from keepd.report.instructions import block_start, short, summary_instructions
 from keepd.report.note_assets import SCRIPT, STYLE, content_security_policy
 from keepd.report.svg import bar_svg, curve_svg, esc, frame_of, shape_text
@@ -110,11 +111,21 @@ def _verdict(analysis: Analysis) -> str:
     return f'<section class="{kind}">\n{body}\n{keys}\n</section>'
 
 
+EVENT_WORDS = {
+    "branch": "the prompt is on another git branch",
+    "compaction": "right after a compaction",
+    "pause": "a pause of ten minutes or more before the prompt",
+}
+
+
 def _zone_words(stop: Stop) -> str:
     if not stop.grade:
         return ""
     kinds = {"●●●": "a clear change of work", "●●": "a sub-topic", "●": "barely above the noise"}
     shape = " (the curve holds, then falls away)" if stop.shape == "▔▔▁" else ""
+    if stop.event and stop.shape == Event(stop.event).mark:  # the event made this zone
+        kinds["●●"] = "no zone in the words, but the session's own break"
+        shape = f" ({EVENT_WORDS.get(stop.event, stop.event)})"
     multiple = f", {stop.multiple:g}× the wiggle" if stop.multiple else ""
     glyph = f'<span class="glyph">{esc(shape_text(stop.grade, stop.shape))}</span>'
     return f"Zone {glyph}: {esc(kinds.get(stop.grade, ''))}{shape}{multiple}."

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from keepd.core.curve import Curve, FloatArray
+from keepd.core.events import Event
 from keepd.core.grade import Grade, Grading, grade
 
 N = 60
@@ -246,3 +247,33 @@ def test_a_last_stop_without_sc_does_not_make_a_zone(seed: int) -> None:
     assert not grading.eligible[N]
     # The stop before it stands where the flat curve puts it: no cliff, so no strong zone.
     assert all(z.best < N - 2 or z.grade is Grade.FAINT for z in grading.zones)
+
+
+def _events(n: int, at: dict[int, Event]) -> list[Event | None]:
+    return [at.get(k) for k in range(n)]
+
+
+def test_an_event_is_the_pick_only_when_no_zone_reaches_subtopic() -> None:
+    smooth = np.linspace(0.9, 0.3, N)
+    events = _events(N, {10: Event.PAUSE, 40: Event.BRANCH})
+    grading = grade(_curve(smooth), _frees(), events=events)
+    assert grading.pick is not None and grading.pick.best == 40
+    assert grading.pick.event is Event.BRANCH and grading.pick.grade is Grade.SUBTOPIC
+    assert grading.pick.shape == "⎇" and grading.trade == []
+    assert grading.eligible[40]
+    peaked = _peak(_falling(3), 20, height=0.2)
+    with_zone = grade(_curve(peaked), _frees(), events=events)
+    assert with_zone.pick is not None and with_zone.pick.best == 20 and with_zone.pick.event is None
+
+
+def test_the_newest_stop_may_be_an_event_pick_but_not_one_that_keeps_too_little() -> None:
+    smooth = np.linspace(0.9, 0.3, N)
+    kept = [int(v) for v in np.linspace(20_000, 2_000, N)]
+    kept[-1] = 200  # under the share floor, over the uses floor
+    grading = grade(_curve(smooth, kept), _frees(), events=_events(N, {N - 1: Event.PAUSE}))
+    assert grading.pick is not None and grading.pick.best == N - 1
+    kept[-1] = 30  # too few words to measure
+    thin = grade(_curve(smooth, kept), _frees(), events=_events(N, {N - 1: Event.PAUSE}))
+    assert thin.pick is None and thin.trade
+    early = grade(_curve(smooth), _frees(), events=_events(N, {1: Event.COMPACTION}))
+    assert early.pick is None  # the first two stops are never picked

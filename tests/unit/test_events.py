@@ -1,0 +1,71 @@
+"""The session's own breaks at its stops: a git branch switch, a compaction, a pause."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from keepd.api import analyse_texts
+from keepd.core.analysis import analyse_state
+from keepd.core.events import Event, stop_events
+from keepd.core.session import SessionState
+from keepd.core.tree import Scope
+from tests.unit.builders import Chain, compact_boundary, compact_summary
+
+
+def at(minute: int) -> dict[str, Any]:
+    return {"timestamp": f"2026-03-01T10:{minute:02d}:00.000Z"}
+
+
+def state_of(chain: Chain, scope: Scope = Scope.WHOLE) -> SessionState:
+    state = SessionState(scope)
+    state.feed(chain.jsonl())
+    return state
+
+
+def test_a_switch_a_pause_and_a_compaction_are_found_before_their_stops() -> None:
+    chain = Chain()
+    chain.prompt("parser grammar", **at(0), gitBranch="main")
+    chain.reply("done", **at(1), gitBranch="main")
+    chain.prompt("parser tests", **at(2), gitBranch="main")
+    chain.reply("done", **at(3), gitBranch="main")
+    chain.prompt("docs page", **at(4), gitBranch="docs")  # another branch
+    chain.reply("done", **at(5), gitBranch="docs")
+    chain.prompt("docs screenshots", **at(25), gitBranch="docs")  # 20 minutes later
+    chain.reply("done", **at(26), gitBranch="docs")
+    chain.add(compact_boundary("b001", chain.last))
+    chain.add(compact_summary("s001", "b001"))
+    chain.last = "s001"
+    chain.prompt("release notes", **at(27), gitBranch="docs")
+    branch = state_of(chain).branch()
+    assert stop_events(branch, 600) == [None, None, Event.BRANCH, Event.PAUSE, Event.COMPACTION]
+
+
+def test_no_events_from_missing_or_unreadable_fields() -> None:
+    chain = Chain()
+    chain.prompt("one", timestamp="yesterday")
+    chain.reply("done", timestamp="")
+    chain.prompt("two", timestamp="2026-03-01T10:00:00")  # no zone: not comparable with ""
+    chain.prompt("three", timestamp="2026-03-01T12:00:00Z")  # aware after naive
+    chain.prompt("four", gitBranch="main")
+    assert stop_events(state_of(chain).branch(), 600) == [None] * 4
+
+
+def test_without_a_zone_in_the_words_the_latest_event_is_the_pick() -> None:
+    chain = Chain()
+    words = [f"parser{i} grammar{i} tokenizer{i}" for i in range(40)]
+    for turn in range(12):  # the same work throughout: the words show no break
+        chain.prompt(" ".join(words[turn : turn + 20]), **at(turn * 2))
+        chain.reply(" ".join(words[turn + 1 : turn + 25]), **at(turn * 2 + 1))
+    chain.prompt(" ".join(words[5:30]), **at(50))  # the same words, after a long pause
+    chain.reply(" ".join(words[6:35]), **at(51))
+    analysis = analyse_state(state_of(chain, Scope.CURRENT))
+    last = analysis.stops[-1]
+    assert last.event == "pause" and analysis.pick == last.uuid
+    assert (last.grade, last.shape, last.eligible) == ("●●", "⏸", True)
+    assert [zone.event for zone in analysis.zones] == ["pause"]
+    assert analysis.to_dict()["stops"][0]["event"] is None
+
+
+def test_plain_texts_have_no_events() -> None:
+    analysis = analyse_texts(["plan the parser", "parser tests", "fix the parser tests"])
+    assert all(stop.event is None for stop in analysis.stops)
