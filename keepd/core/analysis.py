@@ -12,7 +12,7 @@ import numpy as np
 
 from keepd.core.blocks import Block, BorrowedWord, blocks_before, borrowed_words
 from keepd.core.curve import Curve, FloatArray, curve
-from keepd.core.events import Event, stop_events
+from keepd.core.events import EVENTS, EventCodes
 from keepd.core.grade import DEFAULT_TUNING, Grading, Tuning, Zone, grade
 from keepd.core.messages import Node
 from keepd.core.session import SessionState
@@ -144,7 +144,7 @@ def analyse_state(
     positions = state.stop_indices()
     frees = state.ledger.freed(positions)
     points = curve(state.index, positions)
-    events = stop_events(branch, tuning.pause_minutes * 60)
+    events = state.stop_events(tuning.pause_minutes * 60)
     grading = grade(points, frees, tuning, events)
     use = context_use(state.tree, branch.boundary, window)
     marked = None if every_stop else _marked(grading)
@@ -201,7 +201,7 @@ def _stops(
     grading: Grading,
     picker_from: int,
     *,
-    events: list[Event | None],
+    events: EventCodes,
     only: list[int] | None = None,
 ) -> list[Stop]:
     # Plain lists: reading numpy scalars one by one costs more than building the stops.
@@ -211,6 +211,7 @@ def _stops(
     shares = np.round(frees[chosen], 4).tolist()
     kept, borrowed = points.kept[chosen].tolist(), points.borrowed[chosen].tolist()
     eligible = np.asarray(grading.eligible)[chosen].tolist()
+    named = [EVENTS[code] for code in events[chosen].tolist()]
     count = len(branch.stops)
     out = []
     for row, k in enumerate(chosen.tolist()):
@@ -233,7 +234,7 @@ def _stops(
                 quote=node.quote,
                 timestamp=node.timestamp,
                 eligible=bool(eligible[row]),
-                event=events[k].value if events[k] is not None else None,
+                event=named[row].value if named[row] is not None else None,
             )
         )
     return out

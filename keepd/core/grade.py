@@ -7,7 +7,6 @@ were calibrated on stitched sessions with `python -m keepd.evaluate` (README, "M
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -15,7 +14,7 @@ import numpy as np
 import numpy.typing as npt
 
 from keepd.core.curve import Curve, FloatArray
-from keepd.core.events import Event
+from keepd.core.events import EVENTS, Event, EventCodes
 
 
 class Grade(StrEnum):
@@ -98,7 +97,7 @@ def grade(
     curve: Curve,
     frees: FloatArray,
     tuning: Tuning = DEFAULT_TUNING,
-    events: Sequence[Event | None] | None = None,
+    events: EventCodes | None = None,
 ) -> Grading:
     """Finds, grades and ranks the zones of `curve`; `frees` is each stop's freed share and
     `events` the session's own break before each stop (core/events.py), if any."""
@@ -107,7 +106,7 @@ def grade(
     wiggle = _wiggle(curve.sc[points])
     zones = _zones(curve, wiggle, points, tuning) if np.isfinite(wiggle) else []
     pick = _pick(zones)
-    if pick is None and events:
+    if pick is None and events is not None:
         pick = _event_pick(curve, frees, tuning, events, wiggle)
         if pick is not None:
             zones = sorted([*zones, pick], key=lambda zone: zone.best)
@@ -252,26 +251,22 @@ def _pick(zones: list[Zone]) -> Zone | None:
 
 
 def _event_pick(
-    curve: Curve,
-    frees: FloatArray,
-    tuning: Tuning,
-    events: Sequence[Event | None],
-    wiggle: float,
+    curve: Curve, frees: FloatArray, tuning: Tuning, events: EventCodes, wiggle: float
 ) -> Zone | None:
     """The latest stop an event precedes, graded ●●, when it keeps enough words to measure.
 
     The share floor and the last stop's exclusion are not applied: the newest piece of work
     begins with a branch switch or a pause before anything follows it.
     """
-    heights = _heights(curve, tuning)[0] / wiggle if np.isfinite(wiggle) else None
-    for k in range(len(events) - 1, 1, -1):
-        event = events[k]
-        measured = curve.kept[k] >= tuning.min_kept_uses and not np.isnan(curve.sc[k])
-        if event is None or not measured or frees[k] < tuning.min_frees:
-            continue
-        multiple = round(float(heights[k]), 2) if heights is not None else 0.0
-        return Zone(k, k, k, Grade.SUBTOPIC, multiple, event=event)
-    return None
+    usable = (events > 0) & (curve.kept >= tuning.min_kept_uses) & ~np.isnan(curve.sc)
+    usable &= frees >= tuning.min_frees
+    usable[: min(2, len(usable))] = False
+    candidates = np.flatnonzero(usable)
+    if not len(candidates):
+        return None
+    k = int(candidates[-1])
+    height = _heights(curve, tuning)[0][k] / wiggle if np.isfinite(wiggle) else 0.0
+    return Zone(k, k, k, Grade.SUBTOPIC, round(float(height), 2), event=EVENTS[events[k]])
 
 
 def _trade(curve: Curve, frees: FloatArray, points: np.ndarray) -> list[int]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from keepd.core.entries import EntryReader, Line
+from keepd.core.events import EventCodes, events, signals
 from keepd.core.index import Growable, Index, IntArray
 from keepd.core.messages import DEFAULT_POLICY, Node, TextPolicy, make_node
 from keepd.core.skim import context_start, skim
@@ -51,6 +52,8 @@ class SessionState:
         self._front: _Frontier | None = None
         self._thinned = 0  # messages before this index have been thinned (compact mode)
         self._stops = Growable()
+        self._flags = Growable(np.int8)  # per stop (core/events.py)
+        self._pauses = Growable(np.float64)
         self._sidechain_only = True
 
     def feed(self, data: bytes, origin: int = 0) -> int:
@@ -109,6 +112,11 @@ class SessionState:
         self.branch()
         return np.asarray(self._stops.view(), dtype=np.int64)
 
+    def stop_events(self, pause_seconds: float) -> EventCodes:
+        """Each stop's event (core/events.py), from signals kept as the branch grows."""
+        self.branch()
+        return events(self._flags.view(), self._pauses.view(), pause_seconds)
+
     def _forget(self) -> None:
         """Keeps only what the analysis of an appended-to branch needs (compact mode)."""
         if self.stale:
@@ -139,8 +147,10 @@ class SessionState:
         start = len(branch.messages)
         branch.messages.extend(added)
         stops = [start + i for i, node in enumerate(added) if node.is_prompt]
+        known = len(branch.stops)
         branch.stops.extend(stops)
         self._stops.append(np.asarray(stops, dtype=np.int64))
+        self._keep_signals(branch, known)
         self._commit(added, front)
         return True
 
@@ -150,10 +160,18 @@ class SessionState:
         self._branch = branch
         self._stops = Growable()
         self._stops.append(np.asarray(branch.stops, dtype=np.int64))
+        self._flags, self._pauses = Growable(np.int8), Growable(np.float64)
+        self._keep_signals(branch, 0)
         self._front = _Frontier.of(branch.messages, self.tree.nodes)
         self._sync(branch.messages)
         self._resolved_nodes = len(self.tree.nodes)
         self._sidechain_only = self.tree.sidechain_only
+
+    def _keep_signals(self, branch: Branch, start: int) -> None:
+        """Before thinning: a stop's signals need the message before it and the stop before."""
+        fresh = signals(branch, start)
+        self._flags.append(np.asarray(fresh.flags, dtype=np.int8))
+        self._pauses.append(np.asarray(fresh.pauses, dtype=np.float64))
 
     def _commit(self, added: list[Node], front: _Frontier) -> None:
         self._index(added)

@@ -9,7 +9,7 @@ import numpy as np
 
 from keepd.api import load_state
 from keepd.core.curve import Curve, FloatArray, curve
-from keepd.core.events import Event, stop_events
+from keepd.core.events import EventCodes, events, signals
 from keepd.core.grade import DEFAULT_TUNING, Grade, Grading, Tuning, grade
 from keepd.core.messages import DEFAULT_POLICY, TextPolicy
 from keepd.core.session import SessionState
@@ -27,7 +27,7 @@ class Prepared:
     frees: FloatArray
     gold: int | None  # position on the curve, None when the gold uuid is not a stop
     turns: list[list[str]]  # the content words of each stop's turn, for the baselines
-    events: list[Event | None] | None = None  # the session's own breaks (not for joins)
+    events: EventCodes | None = None  # the session's own breaks (not for joins)
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,12 +60,14 @@ def prepare_state(case: Case, state: SessionState) -> Prepared:
     )
 
 
-def _events(case: Case, branch: Branch) -> list[Event | None] | None:
+def _events(case: Case, branch: Branch) -> EventCodes | None:
     """The session's own breaks, except in stitched joins: the stitcher sets the clock at a
     junction and the pieces' git branches differ there, which would give the junction away."""
     if case.kind not in {"labelled", "single"}:
         return None
-    return stop_events(branch, DEFAULT_TUNING.pause_minutes * 60)
+    found = signals(branch)
+    flags, pauses = np.asarray(found.flags, np.int8), np.asarray(found.pauses, np.float64)
+    return events(flags, pauses, DEFAULT_TUNING.pause_minutes * 60)
 
 
 def _turns(branch: Branch) -> list[list[str]]:

@@ -6,7 +6,7 @@ from typing import Any
 
 from keepd.api import analyse_texts
 from keepd.core.analysis import analyse_state
-from keepd.core.events import Event, stop_events
+from keepd.core.events import EVENTS, Event
 from keepd.core.session import SessionState
 from keepd.core.tree import Scope
 from tests.unit.builders import Chain, compact_boundary, compact_summary
@@ -36,8 +36,8 @@ def test_a_switch_a_pause_and_a_compaction_are_found_before_their_stops() -> Non
     chain.add(compact_summary("s001", "b001"))
     chain.last = "s001"
     chain.prompt("release notes", **at(27), gitBranch="docs")
-    branch = state_of(chain).branch()
-    assert stop_events(branch, 600) == [None, None, Event.BRANCH, Event.PAUSE, Event.COMPACTION]
+    codes = state_of(chain).stop_events(600).tolist()
+    assert [EVENTS[c] for c in codes] == [None, None, Event.BRANCH, Event.PAUSE, Event.COMPACTION]
 
 
 def test_no_events_from_missing_or_unreadable_fields() -> None:
@@ -47,7 +47,7 @@ def test_no_events_from_missing_or_unreadable_fields() -> None:
     chain.prompt("two", timestamp="2026-03-01T10:00:00")  # no zone: not comparable with ""
     chain.prompt("three", timestamp="2026-03-01T12:00:00Z")  # aware after naive
     chain.prompt("four", gitBranch="main")
-    assert stop_events(state_of(chain).branch(), 600) == [None] * 4
+    assert state_of(chain).stop_events(600).tolist() == [0] * 4
 
 
 def test_without_a_zone_in_the_words_the_latest_event_is_the_pick() -> None:
@@ -64,6 +64,23 @@ def test_without_a_zone_in_the_words_the_latest_event_is_the_pick() -> None:
     assert (last.grade, last.shape, last.eligible) == ("●●", "⏸", True)
     assert [zone.event for zone in analysis.zones] == ["pause"]
     assert analysis.to_dict()["stops"][0]["event"] is None
+
+
+def test_a_followed_session_keeps_its_signals_as_it_grows() -> None:
+    chain = Chain()
+    for minute in range(0, 60, 4):
+        chain.turn(f"step {minute}", "done", context=None)
+        chain.entries[-2] = {**chain.entries[-2], **at(minute)}
+    chain.entries[-2] = {**chain.entries[-2], "gitBranch": "docs"}
+    data = chain.jsonl()
+    whole = state_of(chain, Scope.CURRENT).stop_events(600).tolist()
+    assert any(whole)
+    follower = SessionState(Scope.CURRENT, compact=True)
+    for line in data.splitlines(keepends=True):
+        follower.feed(line)
+        follower.branch()
+    assert follower.rebuilds == 0
+    assert follower.stop_events(600).tolist() == whole
 
 
 def test_plain_texts_have_no_events() -> None:

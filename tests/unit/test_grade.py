@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from keepd.core.curve import Curve, FloatArray
-from keepd.core.events import Event
+from keepd.core.events import EVENTS, Event, EventCodes
 from keepd.core.grade import Grade, Grading, grade
 
 N = 60
@@ -249,8 +249,8 @@ def test_a_last_stop_without_sc_does_not_make_a_zone(seed: int) -> None:
     assert all(z.best < N - 2 or z.grade is Grade.FAINT for z in grading.zones)
 
 
-def _events(n: int, at: dict[int, Event]) -> list[Event | None]:
-    return [at.get(k) for k in range(n)]
+def _events(n: int, at: dict[int, Event]) -> EventCodes:
+    return np.array([EVENTS.index(at.get(k)) for k in range(n)], dtype=np.int8)
 
 
 def test_an_event_is_the_pick_only_when_no_zone_reaches_subtopic() -> None:
