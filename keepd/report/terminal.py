@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from keepd.core.analysis import Analysis, Stop
+from keepd.core.events import Event
 from keepd.report.chart import LABEL, chart_lines, columns
 
 MAX_ROWS = 8
@@ -141,6 +142,8 @@ def _older_count(analysis: Analysis, chosen: list[Stop]) -> int:
 def _row(stop: Stop, picked: bool, quote_room: int, style: Style) -> str:
     arrow = style.paint("→", "1;32") if picked else " "
     shape = (stop.shape or "").ljust(5)
+    if stop.event and stop.shape != Event(stop.event).mark:  # the session's break there too
+        shape = f"{stop.shape or ''}{Event(stop.event).mark}".ljust(5)
     quote = _quote(stop.quote, quote_room)
     text = f"   {arrow}  below~{stop.below:<4} {bar(stop.frees)} {stop.frees:4.0%}  {shape} {quote}"
     return style.paint(text, "1") if picked and style.color else text
