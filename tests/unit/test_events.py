@@ -5,10 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from keepd.api import analyse_texts
-from keepd.core.analysis import analyse_state
+from keepd.core.analysis import Analysis, analyse_state
 from keepd.core.events import EVENTS, Event
 from keepd.core.session import SessionState
 from keepd.core.tree import Scope
+from keepd.report.note import render_note
+from keepd.report.terminal import Style, render
 from tests.unit.builders import Chain, compact_boundary, compact_summary
 
 
@@ -50,7 +52,8 @@ def test_no_events_from_missing_or_unreadable_fields() -> None:
     assert state_of(chain).stop_events(600).tolist() == [0] * 4
 
 
-def test_without_a_zone_in_the_words_the_latest_event_is_the_pick() -> None:
+def _event_picked() -> Analysis:
+    """A session of one piece of work whose last prompt came after a long pause."""
     chain = Chain()
     words = [f"parser{i} grammar{i} tokenizer{i}" for i in range(40)]
     for turn in range(12):  # the same work throughout: the words show no break
@@ -58,12 +61,24 @@ def test_without_a_zone_in_the_words_the_latest_event_is_the_pick() -> None:
         chain.reply(" ".join(words[turn + 1 : turn + 25]), **at(turn * 2 + 1))
     chain.prompt(" ".join(words[5:30]), **at(50))  # the same words, after a long pause
     chain.reply(" ".join(words[6:35]), **at(51))
-    analysis = analyse_state(state_of(chain, Scope.CURRENT))
+    return analyse_state(state_of(chain, Scope.CURRENT))
+
+
+def test_without_a_zone_in_the_words_the_latest_event_is_the_pick() -> None:
+    analysis = _event_picked()
     last = analysis.stops[-1]
     assert last.event == "pause" and analysis.pick == last.uuid
     assert (last.grade, last.shape, last.eligible) == ("●●", "⏸", True)
     assert [zone.event for zone in analysis.zones] == ["pause"]
     assert analysis.to_dict()["stops"][0]["event"] is None
+
+
+def test_the_report_and_the_note_show_the_event_pick() -> None:
+    analysis = _event_picked()
+    text = render(analysis, Style(width=100))
+    assert "→  below~0" in text and "⏸" in text
+    note = render_note(analysis)
+    assert "a pause of ten minutes or more before the prompt" in note
 
 
 def test_a_followed_session_keeps_its_signals_as_it_grows() -> None:
