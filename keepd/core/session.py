@@ -67,10 +67,9 @@ class SessionState:
     def skim(self, data: bytes, start: int) -> None:
         """Takes `data[:start]`, the bytes before the newest full compaction
         (`skim.context_start`), for their facts only; then feed `data` from `start`, and
-        check `needs_whole_file`."""
+        ask `needs_whole_file()`."""
         skim(self.tree, self.reader, data, start)
 
-    @property
     def needs_whole_file(self) -> bool:
         """Whether a skimmed state reached into the part it passed over: read it all instead."""
         if not self.tree.partial:
@@ -238,7 +237,7 @@ def read_current(
     if start > 0:
         state = fresh()
         state.skim(data, start)
-        if not fed(state, start).needs_whole_file:
+        if not fed(state, start).needs_whole_file():
             return state
     return fed(fresh(), 0)
 
