@@ -76,9 +76,12 @@ def events(
     >>> [str(EVENTS[c]) for c in codes]
     ['None', 'branch', 'compaction', 'branch', 'pause']
     """
-    codes = np.where(pauses >= pause, 3, 0).astype(np.int8)
-    codes[(flags & _COMPACTED) > 0] = 2
-    codes[(flags & _SWITCH) > 0] = 1
+    codes = np.zeros(len(flags), dtype=np.int8)
+    codes[pauses >= pause] = 3
+    flagged = np.flatnonzero(flags)  # few
+    marked = flags[flagged]
+    codes[flagged[(marked & _COMPACTED) > 0]] = 2
+    codes[flagged[(marked & _SWITCH) > 0]] = 1
     return codes
 
 

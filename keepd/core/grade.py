@@ -104,10 +104,12 @@ def grade(
     eligible = _eligible(curve, frees, tuning)
     points = np.flatnonzero(eligible)
     wiggle = _wiggle(curve.sc[points])
-    zones = _zones(curve, wiggle, points, tuning) if np.isfinite(wiggle) else []
+    heights, rise = _heights(curve, tuning)
+    heights = heights / wiggle if np.isfinite(wiggle) else np.zeros(len(heights))
+    zones = _zones(curve, heights, rise / wiggle, points, tuning) if np.isfinite(wiggle) else []
     pick = _pick(zones)
     if pick is None and events is not None:
-        pick = _event_pick(curve, frees, tuning, events, wiggle)
+        pick = _event_pick(curve, frees, tuning, events, heights)
         if pick is not None:
             zones = sorted([*zones, pick], key=lambda zone: zone.best)
             eligible[pick.best] = True
@@ -179,22 +181,23 @@ def _neighbour_mean(sc: FloatArray, window: int, *, after: bool) -> FloatArray:
     return means
 
 
-def _zones(curve: Curve, wiggle: float, points: np.ndarray, tuning: Tuning) -> list[Zone]:
-    """Local maxima of the height among eligible stops, graded by their multiple.
+def _zones(
+    curve: Curve, heights: FloatArray, rise: FloatArray, points: np.ndarray, tuning: Tuning
+) -> list[Zone]:
+    """Local maxima of the height among eligible stops, graded by their multiple (`heights`
+    and `rise` are in wiggles).
 
     A clear change of work rises into its stop as well as falling after it: a zone that
     barely rises into its stop (less than `clear_rise` wiggles; the falling mark) is at
     most ●●.
     """
-    heights, rise = _heights(curve, tuning)
-    heights = heights / wiggle
     allowed = np.zeros(len(heights), dtype=bool)
     allowed[points] = True
     zones: list[Zone] = []
     for k in _local_maxima(heights, points, tuning.faint).tolist():
         h = float(heights[k])
         grade = _classify(h, tuning)
-        if grade is Grade.CLEAR and rise[k] / wiggle < tuning.clear_rise:
+        if grade is Grade.CLEAR and rise[k] < tuning.clear_rise:
             grade = Grade.SUBTOPIC
         best = _best_stop(curve.sc, heights, allowed, k, tuning.near_peak)
         falling = best > 0 and bool(curve.sc[best] < curve.sc[best - 1])
@@ -251,22 +254,21 @@ def _pick(zones: list[Zone]) -> Zone | None:
 
 
 def _event_pick(
-    curve: Curve, frees: FloatArray, tuning: Tuning, events: EventCodes, wiggle: float
+    curve: Curve, frees: FloatArray, tuning: Tuning, events: EventCodes, heights: FloatArray
 ) -> Zone | None:
     """The latest stop an event precedes, graded ●●, when it keeps enough words to measure.
 
     The share floor and the last stop's exclusion are not applied: the newest piece of work
     begins with a branch switch or a pause before anything follows it.
     """
-    usable = (events > 0) & (curve.kept >= tuning.min_kept_uses) & ~np.isnan(curve.sc)
-    usable &= frees >= tuning.min_frees
-    usable[: min(2, len(usable))] = False
-    candidates = np.flatnonzero(usable)
+    at = np.flatnonzero(events)  # few: the conditions are checked on these alone
+    at = at[at >= 2]
+    usable = (curve.kept[at] >= tuning.min_kept_uses) & ~np.isnan(curve.sc[at])
+    candidates = at[usable & (frees[at] >= tuning.min_frees)]
     if not len(candidates):
         return None
     k = int(candidates[-1])
-    height = _heights(curve, tuning)[0][k] / wiggle if np.isfinite(wiggle) else 0.0
-    return Zone(k, k, k, Grade.SUBTOPIC, round(float(height), 2), event=EVENTS[events[k]])
+    return Zone(k, k, k, Grade.SUBTOPIC, round(float(heights[k]), 2), event=EVENTS[events[k]])
 
 
 def _trade(curve: Curve, frees: FloatArray, points: np.ndarray) -> list[int]:
