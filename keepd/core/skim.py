@@ -72,13 +72,18 @@ def _plain_kind(data: bytes, start: int, end: int) -> bool:
     `assistant`.
 
     A `"type":"` that no `{` but the line's own precedes cannot be inside a nested value,
-    nor inside a string, whose quotes would be escaped.
+    nor inside a string, whose quotes would be escaped. A name written with escapes is left
+    for the parser to read.
     """
     head = min(end, start + 1024)
     at = data.find(_TYPE, start, head)
     if at < 0 or data.find(b"{", start + 1, at) >= 0:
         return False
-    return not data.startswith(b'assistant"', at + len(_TYPE))
+    value = at + len(_TYPE)
+    close = data.find(b'"', value, head)
+    if close < 0 or data.find(b"\\", value, close) >= 0:  # an escaped name: parse it
+        return False
+    return data[value:close] != b"assistant"
 
 
 def _note(tree: Tree, entry: Entry) -> bool:

@@ -130,6 +130,8 @@ def test_nothing_after_the_boundary_but_its_summary() -> None:
         (b'{"parentUuid":"a","message":{"type":"message"},"type":"user"}', False),
         (b' {"type":"user"}', False),
         (b'{"kind":"user"}', False),
+        (b'{"type":"\\u0061ssistant","message":{}}', False),
+        (b'{"type":"assistantish"}', True),
     ],
 )
 def test_only_a_top_level_type_before_any_nesting_is_trusted(raw: bytes, plain: bool) -> None:
