@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 from keepd.core.analysis import Analysis, analyse_state
@@ -52,21 +53,23 @@ def load_state(
 
 
 def _chunked(path: str | Path, state: SessionState) -> SessionState:
-    try:
-        with Path(path).open("rb") as handle:
-            while chunk := handle.read(READ_CHUNK):
-                state.feed(chunk)
-    except IsADirectoryError as error:
-        raise NotASessionError(str(path)) from error
-    except OSError as error:
-        raise UnreadableError(str(path), error.strerror or str(error)) from error
+    with _reading(path), Path(path).open("rb") as handle:
+        while chunk := handle.read(READ_CHUNK):
+            state.feed(chunk)
     state.finish()
     return state
 
 
 def _read(path: str | Path) -> bytes:
-    try:
+    with _reading(path):
         return Path(path).read_bytes()
+
+
+@contextmanager
+def _reading(path: str | Path) -> Iterator[None]:
+    """Turns the OS's complaint about `path` into keepd's one-line errors."""
+    try:
+        yield
     except IsADirectoryError as error:
         raise NotASessionError(str(path)) from error
     except OSError as error:
