@@ -75,7 +75,7 @@ class Node:
     timestamp: str = ""
     session_id: str | None = None
     cwd: str | None = None
-    git_branch: str | None = None
+    git_branch: str | None = None  # a prompt's (core/events.py)
     quote: str = ""
     tool_results: tuple[str, ...] = ()  # ids of the tool calls this message answers
     tool_calls: tuple[str, ...] = ()  # ids of the tool calls this message makes
@@ -119,7 +119,6 @@ def make_node(entry: Entry, pos: int, policy: TextPolicy = DEFAULT_POLICY) -> No
         node.timestamp = _str(get("timestamp")) or ""
         node.session_id = _interned(get("sessionId"))
         node.cwd = _interned(get("cwd"))
-        node.git_branch = _interned(get("gitBranch"))
         _fill_message(node, entry, policy)
     elif kind == "system" and get("subtype") == "compact_boundary":
         node.boundary = _boundary(entry)
@@ -183,6 +182,7 @@ def _fill_message(node: Node, entry: Entry, policy: TextPolicy) -> None:
         node.is_compact_summary = entry.get("isCompactSummary") is True
         node.is_prompt = is_prompt(entry, blocks)
         if node.is_prompt:
+            node.git_branch = _interned(entry.get("gitBranch"))  # events compare stops only
             node.quote = " ".join(" ".join(text.prompt).split())[:QUOTE_CHARS]
 
 
