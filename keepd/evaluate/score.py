@@ -9,7 +9,7 @@ import numpy as np
 
 from keepd.api import load_state
 from keepd.core.curve import Curve, FloatArray, curve
-from keepd.core.events import EventCodes, events, signals
+from keepd.core.events import EventCodes
 from keepd.core.grade import DEFAULT_TUNING, Grade, Grading, Tuning, grade
 from keepd.core.messages import DEFAULT_POLICY, TextPolicy
 from keepd.core.session import SessionState
@@ -56,18 +56,16 @@ def prepare_state(case: Case, state: SessionState) -> Prepared:
         freed_shares(tokens, branch.stops),
         gold,
         _turns(branch),
-        _events(case, branch),
+        _events(case, state),
     )
 
 
-def _events(case: Case, branch: Branch) -> EventCodes | None:
+def _events(case: Case, state: SessionState) -> EventCodes | None:
     """The session's own breaks, except in stitched joins: the stitcher sets the clock at a
     junction and the pieces' git branches differ there, which would give the junction away."""
     if case.kind not in {"labelled", "single"}:
         return None
-    found = signals(branch)
-    flags, pauses = np.asarray(found.flags, np.int8), np.asarray(found.pauses, np.float64)
-    return events(flags, pauses, DEFAULT_TUNING.pause_minutes * 60)
+    return state.stop_events(DEFAULT_TUNING.pause_minutes * 60)
 
 
 def _turns(branch: Branch) -> list[list[str]]:
