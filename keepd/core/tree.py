@@ -87,6 +87,9 @@ class Tree:
         self.nodes.append(node)
         self.total += 1
         if node.uuid is not None:
+            earlier = self.by_uuid.get(node.uuid)
+            if earlier is not None:
+                self._supersede(earlier)
             self.by_uuid[node.uuid] = node
         if node.parent is not None:
             self.children.setdefault(node.parent, []).append(node)
@@ -98,6 +101,16 @@ class Tree:
             self._note_message(node)
         elif node.boundary is not None and not node.sidechain:
             self.newest_boundary = node
+
+    def _supersede(self, earlier: Node) -> None:
+        """A later line with the same uuid replaces an earlier one, as Claude Code's loader
+        keys entries by uuid: the earlier copy is nobody's child or sibling any more."""
+        if earlier.parent is not None:
+            kin = self.children.get(earlier.parent, [])
+            self.children[earlier.parent] = [n for n in kin if n is not earlier]
+        if earlier.msg_id is not None:
+            kin = self.by_msg_id.get(earlier.msg_id, [])
+            self.by_msg_id[earlier.msg_id] = [n for n in kin if n is not earlier]
 
     def _note_message(self, node: Node) -> None:
         self.session_id = self.session_id or node.session_id

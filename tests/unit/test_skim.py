@@ -116,6 +116,14 @@ def test_a_response_id_shared_across_the_boundary_makes_it_read_everything() -> 
     assert not state.tree.partial
 
 
+def test_a_line_written_twice_across_the_boundary_counts_once() -> None:
+    chain = compacted()
+    chain.tool_call("ls docs", "index.md")
+    chain.entries.insert(2, chain.entries[-1])  # the tool result, copied before the boundary
+    state = same_analysis(chain.jsonl())
+    assert state.tree.partial
+
+
 def test_nothing_after_the_boundary_but_its_summary() -> None:
     state = same_analysis(compacted(after=0).jsonl())
     assert state.tree.partial
@@ -165,6 +173,9 @@ def sessions(draw: Any) -> bytes:
         kind = draw(st.sampled_from(["prompt", "reply", "result", "progress", "boundary"]))
         entries.append(_entry(kind, uuid, parent, draw))
         uuids.append(uuid)
+    for _ in range(draw(st.integers(0, 2))):  # a line written twice, anywhere
+        copy = entries[draw(st.integers(0, len(entries) - 1))]
+        entries.insert(draw(st.integers(0, len(entries))), copy)
     return jsonl(entries)
 
 

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from keepd.core.tree import Branch, Scope
 
 from .builders import (
+    Chain,
     Entry,
     assistant,
     compact_boundary,
@@ -17,6 +18,7 @@ from .builders import (
     system,
     text,
     tool_result,
+    tool_result_block,
     tool_use_block,
     tree_of,
     user,
@@ -477,3 +479,16 @@ def test_an_empty_preserved_list_empties_the_context() -> None:
     following = [*entries, user("U3", "B", "start afresh")]
     assert _ids(_branch(following)) == ["U3"]
     assert _stop_ids(_branch(following)) == ["U3"]
+
+
+def test_a_later_line_with_the_same_uuid_replaces_the_earlier() -> None:
+    chain = Chain()
+    chain.prompt("parser")
+    call = chain.reply([tool_use_block("toolu_1", command="ls")])
+    result = tool_result("r1", call, "toolu_1", "first")
+    again = {**result, "message": {"role": "user", "content": [tool_result_block("toolu_1")]}}
+    entries = [*chain.entries, result, again]
+    tree = tree_of(entries)
+    assert [node.pos for node in tree.children[call]] == [3]
+    assert tree.by_uuid["r1"].pos == 3
+    assert [node.pos for node in tree.branch().messages] == [0, 1, 3]
