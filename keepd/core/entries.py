@@ -52,7 +52,7 @@ _SKIPS = (
         ("uuid", "parentUuid", "isSidechain"),
     ),
 )
-_LEAN_FROM = 1024  # shorter lines are parsed whole
+_LEAN_FROM = 4096  # shorter lines are parsed whole: splitting them costs more than it saves
 _HEAD = 1024  # Claude Code writes an entry's type before its content: look for it this far
 _MARKERS = tuple((skip.marker, skip) for skip in _SKIPS)
 

@@ -194,7 +194,8 @@ def _tool_result_line(copy: object, *, after: dict[str, object] | None = None) -
         "type": "user",
         "message": {
             "role": "user",
-            "content": [{"tool_use_id": "t1", "type": "tool_result", "content": "x" * 3000}],
+            # long enough that parse_lean splits it (shorter lines are parsed whole)
+            "content": [{"tool_use_id": "t1", "type": "tool_result", "content": "x" * 5000}],
         },
         "uuid": "u1",
         "timestamp": "2026-01-01T00:00:00Z",
@@ -255,6 +256,12 @@ def test_lean_parse_of_garbage_counts_it_once() -> None:
     assert reader.skipped == 1
 
 
+def test_short_lines_are_parsed_whole() -> None:
+    entry = orjson.loads(_tool_result_line({"k": "v"}))
+    entry["message"]["content"][0]["content"] = "short"
+    assert EntryReader().parse_lean(orjson.dumps(entry)) == entry  # the copy kept
+
+
 def test_lines_are_views_of_the_fed_bytes_and_survive_a_held_piece() -> None:
     reader = EntryReader()
     assert reader.lines(b'{"a":1}\n\n{"b"') == [memoryview(b'{"a":1}')]
@@ -280,7 +287,7 @@ def _progress_line(data: object) -> bytes:
 
 def test_lean_parse_leaves_out_a_progress_entrys_data_and_keeps_its_uuid() -> None:
     # The nested message repeats the keys that follow `data`: only the top-level ones count.
-    nested = {"message": {"content": "o" * 2000, "toolUseID": "x", "parentToolUseID": "y"}}
+    nested = {"message": {"content": "o" * 5000, "toolUseID": "x", "parentToolUseID": "y"}}
     line = _progress_line(nested)
     lean = EntryReader().parse_lean(line)
     full = orjson.loads(line)
@@ -289,7 +296,7 @@ def test_lean_parse_leaves_out_a_progress_entrys_data_and_keeps_its_uuid() -> No
 
 
 def test_lean_parse_reads_whole_an_entry_of_another_kind_with_the_same_key() -> None:
-    entry = orjson.loads(_progress_line({"k": "v" * 2000}))
+    entry = orjson.loads(_progress_line({"k": "v" * 5000}))
     entry["type"] = "user"
     line = orjson.dumps(entry)
     assert EntryReader().parse_lean(line) == entry
