@@ -215,6 +215,12 @@ How the zone at the junction (or one stop from it) is graded, and how the pick i
 
 ### The labelled sessions (the newest piece as a reader marked it)
 
+Labelled and unstitched sessions are scored with the session's own breaks (a git branch
+switch, a compaction, a pause of ten minutes or more before a prompt): when no zone reaches ●●,
+the latest stop one of them precedes is the pick (README, "Grading"). Stitched joins are scored
+without them: the stitcher sets the clock at a junction and cross-project pieces differ in git
+branch there, which would give the junction away.
+
 {sessions.labelled_table(run.labelled)}
 
 {sessions.singles_line(run.singles)}"""

@@ -6,7 +6,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from keepd.core.grade import DEFAULT_TUNING, Grade
+from keepd.core.grade import DEFAULT_TUNING, Grade, grade
 from keepd.evaluate.markdown import percent, share, table
 from keepd.evaluate.score import Outcome, Prepared, clear_zone_count, judge, summarise
 
@@ -70,6 +70,7 @@ def labelled_table(cases: Sequence[Prepared]) -> str:
     for case in cases:
         o = judge(case, DEFAULT_TUNING)
         near = o.distance is not None and o.distance <= 1
+        pick = grade(case.curve, case.frees, DEFAULT_TUNING, case.events).pick
         rows.append(
             [
                 case.case.name,
@@ -77,6 +78,7 @@ def labelled_table(cases: Sequence[Prepared]) -> str:
                 o.gold,
                 "-" if o.pick is None else o.pick,
                 o.grade or "-",
+                pick.event.value if pick is not None and pick.event is not None else "-",
                 "yes" if near else "no",
                 o.gold_grade or "-",
             ]
@@ -87,6 +89,7 @@ def labelled_table(cases: Sequence[Prepared]) -> str:
         "labelled stop",
         "pick",
         "pick grade",
+        "made by an event",
         "within one",
         "grade there",
     ]
