@@ -98,11 +98,13 @@ def labelled_table(cases: Sequence[Prepared]) -> str:
 
 def singles_line(cases: Sequence[Prepared]) -> str:
     counts = [clear_zone_count(case, DEFAULT_TUNING) for case in cases]
-    picks = sum(1 for case in cases if judge(case, DEFAULT_TUNING).pick is not None)
+    picks = [grade(case.curve, case.frees, DEFAULT_TUNING, case.events).pick for case in cases]
+    picked = sum(1 for pick in picks if pick is not None)
+    by_event = sum(1 for pick in picks if pick is not None and pick.event is not None)
     clear = Grade.CLEAR.value
     return (
         f"Of the {len(cases)} unstitched sessions (whole history), "
         f"{share(sum(1 for n in counts if n), len(cases))} get a {clear} zone "
-        f"({sum(counts)} {clear} zones in all) and {share(picks, len(cases))} get a pick "
-        f"(a ●● or {clear} zone)."
+        f"({sum(counts)} {clear} zones in all) and {share(picked, len(cases))} get a pick: "
+        f"{picked - by_event} a ●● or {clear} zone, {by_event} an event."
     )
