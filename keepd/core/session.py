@@ -55,6 +55,7 @@ class SessionState:
         self._flags = Growable(np.int8)  # per stop (core/events.py)
         self._pauses = Growable(np.float64)
         self._sidechain_only = True
+        self._superseded = 0
 
     def feed(self, data: bytes, origin: int = 0) -> int:
         """Takes appended bytes (`data[origin:]`); returns how many entries they completed."""
@@ -130,6 +131,8 @@ class SessionState:
             return True
         if self._front is None or self.tree.sidechain_only != self._sidechain_only:
             return False
+        if self.tree.superseded != self._superseded:  # a line written again: walk it anew
+            return False
         front = self._front.copy()
         added: list[Node] = []
         for node in fresh:
@@ -165,6 +168,7 @@ class SessionState:
         self._sync(branch.messages)
         self._resolved_nodes = len(self.tree.nodes)
         self._sidechain_only = self.tree.sidechain_only
+        self._superseded = self.tree.superseded
 
     def _keep_signals(self, branch: Branch, start: int) -> None:
         """Before thinning: a stop's signals need the message before it and the stop before."""
@@ -289,7 +293,10 @@ class _Frontier:
         parent = node.parent
         if parent is None:
             return False
-        if parent != self.tip.uuid and parent not in self.side and parent not in self.group:
+        # Under a line of the newest response only if the tip belongs to it too: a tip
+        # outside it (a result whose call is missing) is a dead end a walk would leave.
+        in_group = parent in self.group and self.tip.uuid in self.group
+        if parent != self.tip.uuid and parent not in self.side and not in_group:
             return False
         if node.msg_id is not None and node.msg_id != self.group_id:
             self.group, self.group_id = set(), node.msg_id

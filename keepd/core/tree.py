@@ -82,6 +82,7 @@ class Tree:
         self.partial = False
         self.skimmed_msg_ids: set[str] = set()
         self.reached_before = False
+        self.superseded = 0  # lines replaced by a later one with the same uuid
 
     def add(self, node: Node) -> None:
         self.nodes.append(node)
@@ -105,6 +106,7 @@ class Tree:
     def _supersede(self, earlier: Node) -> None:
         """A later line with the same uuid replaces an earlier one, as Claude Code's loader
         keys entries by uuid: the earlier copy is nobody's child or sibling any more."""
+        self.superseded += 1
         if earlier.parent is not None:
             kin = self.children.get(earlier.parent, [])
             self.children[earlier.parent] = [n for n in kin if n is not earlier]
@@ -230,7 +232,8 @@ class Tree:
     def _previous_in_file(self, node: Node) -> Node | None:
         for pos in range(node.pos - 1, -1, -1):
             candidate = self.nodes[pos]
-            if candidate.uuid and candidate.sidechain == node.sidechain:
+            current = candidate.uuid and self.by_uuid.get(candidate.uuid) is candidate
+            if current and candidate.sidechain == node.sidechain:  # not a superseded copy
                 return candidate
         return None
 

@@ -12,6 +12,7 @@ from keepd.core.analysis import analyse_state
 from keepd.core.session import SessionState
 from keepd.core.tree import Scope
 from keepd.paths import example_session
+from tests.unit.builders import Chain, assistant, tool_result, tool_use_block, usage
 
 
 def _whole(data: bytes, scope: Scope) -> SessionState:
@@ -104,3 +105,65 @@ def test_compact_state_read_whole_equals_full_state() -> None:
     full.feed(data)
     assert _curve_of(compact) == _curve_of(full)
     assert not compact.stale
+
+
+def _lines_cut(data: bytes, rng: random.Random) -> bytes:
+    """A file with a few lines dropped, written twice or cut short, as damaged files are."""
+    lines = data.split(b"\n")
+    for _ in range(rng.randint(1, 5)):
+        k, op = rng.randrange(len(lines)), rng.random()
+        if op < 0.35:
+            lines.pop(k)
+        elif op < 0.7:
+            lines.insert(k, lines[rng.randrange(len(lines))])
+        else:
+            lines[k] = lines[k][: rng.randrange(len(lines[k]) + 1)]
+    return b"\n".join(lines)
+
+
+def test_damaged_corpus_sessions_followed_in_pieces_equal_read_whole(
+    corpus_sessions: list[Path],
+) -> None:
+    rng = random.Random(23)
+    blobs = [path.read_bytes() for path in corpus_sessions]
+    for case in range(100):
+        data = _lines_cut(rng.choice(blobs), rng)
+        end = data.find(b"\n", rng.randrange(len(data)))  # a session still being written
+        _same(data[: end + 1] if end > 0 else data, Scope.CURRENT, case, 200_000)
+
+
+def test_a_result_whose_call_is_missing_is_left_when_the_response_goes_on() -> None:
+    chain = Chain()
+    prompt = chain.prompt("run the parser tests")
+    first = chain.reply("running them", context=1000)
+    call = [tool_use_block("t2", command="pytest")]
+    chain.add(assistant("a2", "missing", call, msg_id="msg_u001"))
+    chain.add(tool_result("r1", "missing", "t1", "the call of this result is not in the file"))
+    before = chain.jsonl()
+    chain.add(tool_result("r2", "a2", "t2", "4 passed"))
+    chain.add(assistant("a3", "r2", "all pass", msg_id="msg_u002"))
+    data = chain.jsonl()
+    followed = SessionState(Scope.CURRENT)
+    followed.feed(before)
+    assert [n.uuid for n in followed.branch().messages][-1] == "r1"  # the newest, for now
+    followed.feed(data[len(before) :])
+    whole = _whole(data, Scope.CURRENT)
+    assert [n.uuid for n in followed.branch().messages] == [prompt, first, "a2", "r2", "a3"]
+    assert analyse_state(followed).to_dict() == analyse_state(whole).to_dict()
+
+
+def test_a_line_written_again_is_walked_anew() -> None:
+    chain = Chain()
+    chain.prompt("run the parser tests")
+    chain.reply("running them", context=1000)  # the first line of a response ...
+    call = [tool_use_block("t1", command="pytest")]
+    chain.add(assistant("a2", chain.last, call, msg_id="msg_u001", usage_=usage(1000)))
+    lines = chain.jsonl().splitlines(keepends=True)
+    data = b"".join([*lines, lines[-1]])  # ... whose second line is written twice
+    followed = SessionState(Scope.CURRENT)
+    for line in data.splitlines(keepends=True):
+        followed.feed(line)
+        followed.branch()
+    whole = _whole(data, Scope.CURRENT)
+    assert len(followed.branch().messages) == len(whole.branch().messages) == 3
+    assert analyse_state(followed).to_dict() == analyse_state(whole).to_dict()
