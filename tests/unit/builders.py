@@ -7,6 +7,7 @@ giving each entry a uuid and the previous entry as its parent unless told otherw
 from __future__ import annotations
 
 import json
+import random
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -270,3 +271,21 @@ class Chain:
 
     def jsonl(self) -> bytes:
         return jsonl(self.entries)
+
+
+def damaged(data: bytes, rng: random.Random, *, boundaries: bool = False) -> bytes:
+    """A session file with a few lines dropped, written twice or cut short, as damaged files
+    are; with `boundaries`, some stray compact boundaries (a sub-agent's among them) too."""
+    lines = data.split(b"\n")
+    for _ in range(rng.randint(1, 6)):
+        k, op = rng.randrange(len(lines)), rng.random()
+        if op < 0.3:
+            lines.pop(k)
+        elif op < 0.6:
+            lines.insert(k, lines[rng.randrange(len(lines))])
+        elif op < 0.85 or not boundaries:
+            lines[k] = lines[k][: rng.randrange(len(lines[k]) + 1)]
+        else:
+            stray = compact_boundary(f"stray{k}", None)
+            lines.insert(k, line(stray if rng.random() < 0.8 else sidechain(stray)).strip())
+    return b"\n".join(lines)

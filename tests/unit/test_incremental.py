@@ -12,7 +12,15 @@ from keepd.core.analysis import analyse_state
 from keepd.core.session import SessionState
 from keepd.core.tree import Scope
 from keepd.paths import example_session
-from tests.unit.builders import Chain, assistant, tool_result, tool_use_block, usage
+from tests.unit.builders import (
+    Chain,
+    assistant,
+    damaged,
+    jsonl,
+    tool_result,
+    tool_use_block,
+    usage,
+)
 
 
 def _whole(data: bytes, scope: Scope) -> SessionState:
@@ -107,27 +115,13 @@ def test_compact_state_read_whole_equals_full_state() -> None:
     assert not compact.stale
 
 
-def _lines_cut(data: bytes, rng: random.Random) -> bytes:
-    """A file with a few lines dropped, written twice or cut short, as damaged files are."""
-    lines = data.split(b"\n")
-    for _ in range(rng.randint(1, 5)):
-        k, op = rng.randrange(len(lines)), rng.random()
-        if op < 0.35:
-            lines.pop(k)
-        elif op < 0.7:
-            lines.insert(k, lines[rng.randrange(len(lines))])
-        else:
-            lines[k] = lines[k][: rng.randrange(len(lines[k]) + 1)]
-    return b"\n".join(lines)
-
-
 def test_damaged_corpus_sessions_followed_in_pieces_equal_read_whole(
     corpus_sessions: list[Path],
 ) -> None:
     rng = random.Random(23)
     blobs = [path.read_bytes() for path in corpus_sessions]
     for case in range(100):
-        data = _lines_cut(rng.choice(blobs), rng)
+        data = damaged(rng.choice(blobs), rng)
         end = data.find(b"\n", rng.randrange(len(data)))  # a session still being written
         _same(data[: end + 1] if end > 0 else data, Scope.CURRENT, case, 200_000)
 
@@ -166,4 +160,24 @@ def test_a_line_written_again_is_walked_anew() -> None:
         followed.branch()
     whole = _whole(data, Scope.CURRENT)
     assert len(followed.branch().messages) == len(whole.branch().messages) == 3
+    assert analyse_state(followed).to_dict() == analyse_state(whole).to_dict()
+
+
+def test_file_order_never_falls_back_to_a_superseded_copy() -> None:
+    chain = Chain()
+    chain.prompt("run the parser tests")
+    first = chain.reply("running them", context=1000)  # written again below, out of place
+    chain.reply([tool_use_block("t1", command="pytest")], context=1000)
+    chain.entries[-1]["message"]["id"] = chain.entries[-2]["message"]["id"]  # one response
+    chain.add(tool_result("r1", chain.last or "", "t1", "4 passed"))
+    again = chain.entries[1]
+    lines = chain.jsonl().splitlines(keepends=True)
+    data = b"".join([*lines, jsonl([again, tool_result("r2", "r1", "t1", "and again")])])
+    followed = SessionState(Scope.CURRENT)
+    cut = len(b"".join(lines)) + len(jsonl([again]))
+    followed.feed(data[:cut])
+    followed.branch()
+    followed.feed(data[cut:])
+    whole = _whole(data, Scope.CURRENT)
+    assert [n.uuid for n in whole.branch().messages].count(first) == 1
     assert analyse_state(followed).to_dict() == analyse_state(whole).to_dict()

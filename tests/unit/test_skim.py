@@ -22,6 +22,7 @@ from tests.unit.builders import (
     assistant,
     compact_boundary,
     compact_summary,
+    damaged,
     jsonl,
     line,
     progress,
@@ -242,29 +243,12 @@ def test_the_daemon_skims_a_whole_file_and_feeds_one_read_in_pieces(tmp_path: Pa
         assert analysis is not None and analysis.to_dict() == expected
 
 
-def _mutated(data: bytes, rng: random.Random) -> bytes:
-    """A corpus file with a few lines dropped, copied, cut short or given a stray boundary."""
-    lines = data.split(b"\n")
-    for _ in range(rng.randint(1, 6)):
-        k, op = rng.randrange(len(lines)), rng.random()
-        if op < 0.3:
-            lines.pop(k)
-        elif op < 0.6:
-            lines.insert(k, lines[rng.randrange(len(lines))])
-        elif op < 0.85:
-            lines[k] = lines[k][: rng.randrange(len(lines[k]) + 1)]
-        else:
-            stray = compact_boundary(f"stray{k}", None)
-            lines.insert(k, line(stray if rng.random() < 0.8 else sidechain(stray)).strip())
-    return b"\n".join(lines)
-
-
 def test_mutated_corpus_sessions_analyse_alike(corpus_sessions: list[Path]) -> None:
     rng = random.Random(11)
     compacted_files = [path.read_bytes() for path in corpus_sessions]
     compacted_files = [data for data in compacted_files if context_start(data)]
     for _ in range(120):
-        data = _mutated(rng.choice(compacted_files), rng)
+        data = damaged(rng.choice(compacted_files), rng, boundaries=True)
         skimmed, whole = analyse_state(read_current(data)), analyse_state(full_read(data))
         got, expected = skimmed.to_dict(), whole.to_dict()
         got.pop("skipped_lines")  # counted among the lines read
