@@ -118,16 +118,6 @@ def pick_fields(analysis: Analysis) -> dict[str, Any]:
     }
 
 
-def session_from_dict(data: dict[str, Any]) -> SessionInfo:
-    known = set(SessionInfo.__dataclass_fields__)
-    return SessionInfo(**{key: value for key, value in data.items() if key in known})
-
-
-def status_from_dict(data: dict[str, Any]) -> StatusInfo:
-    known = set(StatusInfo.__dataclass_fields__)
-    return StatusInfo(**{key: value for key, value in data.items() if key in known})
-
-
 def analysis_from_dict(data: dict[str, Any]) -> Analysis:
     """Rebuilds an analysis from its `--json` form (a daemon's reply), for the terminal view."""
     from keepd.core.analysis import Analysis, BlockInfo, Stop, WordInfo, ZoneInfo

@@ -10,7 +10,7 @@ import argparse
 from pathlib import Path
 
 from keepd.evaluate.cases import find_shared
-from keepd.evaluate.speed import cold_corpus, machine, per_append
+from keepd.evaluate.speed import cold_corpus, cold_stages, machine, per_append
 
 
 def main() -> None:
@@ -29,6 +29,9 @@ def main() -> None:
         )
         whole = f"{cold.whole * 1000:8.1f} ms  ({cold.whole_ratio:.2f}x parsing)"
         print(f"  the same, --whole      {whole}")
+        print("  where it goes (each stage the best of 7):")
+        for stage, seconds in cold_stages(shared).items():
+            print(f"    {stage:<24} {seconds * 1000:6.1f} ms")
     print("per appended line (40-word message: parse, node, branch, index):")
     for a in per_append():
         print(

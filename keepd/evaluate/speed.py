@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
 from importlib.metadata import version
+from itertools import pairwise
 from pathlib import Path
 
 import numpy as np
@@ -23,6 +24,7 @@ import orjson
 from keepd.api import analyse_file
 from keepd.core.analysis import analyse_state
 from keepd.core.session import SessionState
+from keepd.core.skim import context_start
 
 APPEND_SIZES = (1_000, 10_000, 100_000)
 
@@ -83,6 +85,52 @@ def cold_corpus(shared: Path, runs: int = 7) -> Cold:
         whole.append(_cpu_seconds(lambda: [analyse_file(path, whole=True) for path in paths]))
     megabytes = sum(map(len, blobs)) / 1e6
     return Cold(len(paths), megabytes, min(parse), min(analyse), min(whole))
+
+
+STAGES = (
+    "reading",
+    "finding the compaction",
+    "skimming",
+    "parsing and building",
+    "branch and index",
+    "analysis",
+)
+
+
+def cold_stages(shared: Path, runs: int = 7) -> dict[str, float]:
+    """Where cold analysis of the corpus spends its CPU time, stage by stage, the best of
+    `runs` for each: the steps `keepd.api.analyse_file` takes, timed one after another (no
+    corpus file needs the whole-file fallback, so it is not timed)."""
+    paths = sorted((shared / "corpus" / "sessions").glob("*.jsonl"))
+    best = dict.fromkeys(STAGES, float("inf"))
+    for _ in range(runs):
+        spent = dict.fromkeys(STAGES, 0.0)
+        for path in paths:
+            for stage, seconds in zip(STAGES, _staged(path), strict=True):
+                spent[stage] += seconds
+        best = {stage: min(best[stage], spent[stage]) for stage in STAGES}
+    return best
+
+
+def _staged(path: Path) -> list[float]:
+    clock = time.process_time
+    marks = [clock()]
+    data = path.read_bytes()
+    marks.append(clock())
+    start = context_start(data)
+    marks.append(clock())
+    state = SessionState()
+    if start:
+        state.skim(data, start)
+    marks.append(clock())
+    state.feed(data, start)
+    state.finish()
+    marks.append(clock())
+    state.branch()
+    marks.append(clock())
+    analyse_state(state, path=str(path))
+    marks.append(clock())
+    return [later - earlier for earlier, later in pairwise(marks)]
 
 
 def _cpu_seconds(work: Callable[[], object]) -> float:
