@@ -13,8 +13,6 @@ the whole file instead.
 
 from __future__ import annotations
 
-import orjson
-
 from keepd.core.entries import Entry, EntryReader
 from keepd.core.messages import CONVERSATION, usage_tokens
 from keepd.core.tree import Tree
@@ -36,10 +34,11 @@ def context_start(data: bytes) -> int:
     16
     """
     end = len(data)
+    reader = EntryReader()  # for its parse alone
     while (hit := data.rfind(_NEEDLE, 0, end)) >= 0:
         start = data.rfind(b"\n", 0, hit) + 1
         stop = data.find(b"\n", hit)
-        entry = _object(data[start : stop if stop >= 0 else len(data)])
+        entry = reader.parse(data[start : stop if stop >= 0 else len(data)])
         if entry is not None and _is_boundary(entry):
             return start if _starts_context(entry) else 0
         end = start
@@ -109,19 +108,11 @@ def _text(value: object) -> str | None:
     return value if type(value) is str else None
 
 
-def _object(line: bytes) -> dict[str, object] | None:
-    try:
-        value = orjson.loads(line)
-    except orjson.JSONDecodeError:
-        return None
-    return value if isinstance(value, dict) else None
-
-
-def _is_boundary(entry: dict[str, object]) -> bool:
+def _is_boundary(entry: Entry) -> bool:
     return entry.get("type") == "system" and entry.get("subtype") == "compact_boundary"
 
 
-def _starts_context(entry: dict[str, object]) -> bool:
+def _starts_context(entry: Entry) -> bool:
     meta = entry.get("compactMetadata")
     keeps = isinstance(meta, dict) and (
         meta.get("preservedMessages") is not None or meta.get("preservedSegment") is not None
