@@ -17,7 +17,15 @@ from keepd.evaluate.cases import (
     labelled_cases,
     single_cases,
 )
-from keepd.evaluate.score import Outcome, clear_zone_count, judge, prepare, summarise
+from keepd.evaluate.score import (
+    Outcome,
+    Prepared,
+    clear_zone_count,
+    judge,
+    judge_outranking,
+    prepare,
+    summarise,
+)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -36,22 +44,23 @@ def main(argv: list[str] | None = None) -> int:
             cases = {group.title: group.cases(shared, out, args.count) for group in groups}
             if title == "calibration":
                 cases["labelled (--whole)"] = labelled_cases(shared)
+            prepared = {name: [prepare(case) for case in found] for name, found in cases.items()}
             seeds = ", ".join(str(group.seed) for group in groups)
             print(f"{title} (seeds {seeds})\n")
-            print(_table(cases))
-            print()
+            print(_table(prepared))
+            print(f"\n{_outranking(prepared)}\n")
         print(_singles(single_cases(shared)))
         print(f"\n{time.perf_counter() - started:.1f} s; tails 8-15 prompts per piece; seeds fixed")
     return 0
 
 
-def _table(groups: dict[str, list[Case]]) -> str:
+def _table(groups: dict[str, list[Prepared]]) -> str:
     lines = [
         "| cases | n | pick at junction | within one stop | junction graded ●●● |",
         "|---|---|---|---|---|",
     ]
     for name, cases in groups.items():
-        outcomes: list[Outcome] = [judge(prepare(case), DEFAULT_TUNING) for case in cases]
+        outcomes: list[Outcome] = [judge(case, DEFAULT_TUNING) for case in cases]
         s = summarise(outcomes)
         lines.append(
             f"| {name} | {s.cases} | {s.exact:.0%} | {s.within_one:.0%} | {s.clear_at_gold:.0%} |"
@@ -59,6 +68,15 @@ def _table(groups: dict[str, list[Case]]) -> str:
         if name.startswith("labelled"):
             lines += [_labelled_row(outcome) for outcome in outcomes]
     return "\n".join(lines)
+
+
+def _outranking(groups: dict[str, list[Prepared]]) -> str:
+    """Within one stop, were session events to outrank ●● zones (README, "Grading")."""
+    parts = []
+    for name, cases in groups.items():
+        variant = summarise([judge_outranking(case, DEFAULT_TUNING) for case in cases])
+        parts.append(f"{name} {variant.within_one:.0%}")
+    return "were events to outrank ●● zones, within one stop: " + "; ".join(parts)
 
 
 def _labelled_row(outcome: Outcome) -> str:

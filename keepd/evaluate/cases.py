@@ -21,6 +21,7 @@ class Case:
     path: Path
     gold: str | None
     kind: str  # "cross", "same", "labelled", "single"
+    junctions: tuple[str, ...] = ()  # a stitched join's: the first prompt of every later piece
 
 
 def find_shared(start: Path | None = None) -> Path | None:
@@ -107,7 +108,8 @@ def stitched_cases(
         target = out / f"{name}.jsonl"
         entries, gold = _stitch(stitch, chosen, cuts, out / name)
         target.write_bytes(b"".join(orjson.dumps(entry) + b"\n" for entry in entries))
-        cases.append(Case(name, target, _last(gold), kind))
+        junctions = tuple(gold.get("junctions") or ())
+        cases.append(Case(name, target, _last(gold), kind, junctions))
     return cases
 
 

@@ -215,15 +215,24 @@ How the zone at the junction (or one stop from it) is graded, and how the pick i
 
 ### The labelled sessions (the newest piece as a reader marked it)
 
-Labelled and unstitched sessions are scored with the session's own breaks (a git branch
-switch, a compaction, a pause of ten minutes or more before a prompt): when no zone reaches ●●,
-the latest stop one of them precedes is the pick (README, "Grading"). Stitched joins are scored
-without them: the stitcher sets the clock at a junction and cross-project pieces differ in git
-branch there, which would give the junction away.
+Every session is scored with its own breaks (a git branch switch, a compaction, a pause of ten
+minutes or more before a prompt): when no zone reaches ●●, the latest stop one of them precedes
+is the pick (README, "Grading"). A stitched join keeps its pieces' breaks but none at a
+junction: the stitcher hangs each piece a minute after the last, and pieces from other projects
+differ in git branch there, which would give the junction away.
 
 {sessions.labelled_table(run.labelled)}
 
-{sessions.singles_line(run.singles)}"""
+{sessions.singles_line(run.singles)}
+
+### Were events to outrank ●● zones
+
+The variant the labelled sessions ask for: a ●●● zone still wins, but otherwise the later of
+the ●● pick and the latest event stop is the pick. It gains on the labelled sessions and loses
+on the joins, whose newest pieces have pauses of their own after the junction; keepd keeps its
+rule.
+
+{sessions.outranking_table(groups, run.labelled)}"""
 
 
 def _methods(run: Run) -> str:

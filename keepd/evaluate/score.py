@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import math
 import sys
 from dataclasses import dataclass
 
@@ -10,7 +12,7 @@ import numpy as np
 from keepd.api import load_state
 from keepd.core.curve import Curve, FloatArray, curve
 from keepd.core.events import EventCodes
-from keepd.core.grade import DEFAULT_TUNING, Grade, Grading, Tuning, grade
+from keepd.core.grade import DEFAULT_TUNING, Grade, Grading, Tuning, Zone, grade
 from keepd.core.messages import DEFAULT_POLICY, TextPolicy
 from keepd.core.session import SessionState
 from keepd.core.tokens import freed_shares, message_tokens
@@ -27,7 +29,7 @@ class Prepared:
     frees: FloatArray
     gold: int | None  # position on the curve, None when the gold uuid is not a stop
     turns: list[list[str]]  # the content words of each stop's turn, for the baselines
-    events: EventCodes | None = None  # the session's own breaks (not for joins)
+    events: EventCodes | None = None  # the session's own breaks (a join's: its pieces')
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,12 +62,19 @@ def prepare_state(case: Case, state: SessionState) -> Prepared:
     )
 
 
-def _events(case: Case, state: SessionState) -> EventCodes | None:
-    """The session's own breaks, except in stitched joins: the stitcher sets the clock at a
-    junction and the pieces' git branches differ there, which would give the junction away."""
-    if case.kind not in {"labelled", "single"}:
-        return None
-    return state.stop_events(DEFAULT_TUNING.pause_minutes * 60)
+def _events(case: Case, state: SessionState) -> EventCodes:
+    """The session's own breaks; in a stitched join, those of its pieces alone.
+
+    The stitcher hangs each piece under the last one a minute later, and pieces from other
+    projects differ in git branch there: an event at a junction would give it away, so the
+    junctions' stops have none.
+    """
+    codes = state.stop_events(DEFAULT_TUNING.pause_minutes * 60)
+    if case.junctions:
+        branch = state.branch()
+        at = {branch.messages[i].uuid: k for k, i in enumerate(branch.stops)}
+        codes[[at[uuid] for uuid in case.junctions if uuid in at]] = 0
+    return codes
 
 
 def _turns(branch: Branch) -> list[list[str]]:
@@ -86,14 +95,33 @@ def _turns(branch: Branch) -> list[list[str]]:
 
 def judge(prepared: Prepared, tuning: Tuning) -> Outcome:
     grading = grade(prepared.curve, prepared.frees, tuning, prepared.events)
-    pick = grading.pick.best if grading.pick else None
+    return _outcome(prepared, grading, grading.pick)
+
+
+def judge_outranking(prepared: Prepared, tuning: Tuning) -> Outcome:
+    """As `judge`, were the session's events to outrank ●● zones (a variant weighed in the
+    README, not keepd's rule): a ●●● zone still wins, else the later of the ●● pick and the
+    stop of the latest event."""
+    words = grade(prepared.curve, prepared.frees, tuning)
+    pick = words.pick
+    if prepared.events is not None and (pick is None or pick.grade is not Grade.CLEAR):
+        # With no zone able to reach ●●, grade() makes its event pick whatever the words say.
+        mute = dataclasses.replace(tuning, subtopic=math.inf, clear=math.inf)
+        event = grade(prepared.curve, prepared.frees, mute, prepared.events).pick
+        if event is not None and (pick is None or event.best > pick.best):
+            pick = event
+    return _outcome(prepared, words, pick)
+
+
+def _outcome(prepared: Prepared, grading: Grading, zone: Zone | None) -> Outcome:
+    pick = zone.best if zone else None
     gold = prepared.gold
     distance = None if pick is None or gold is None else abs(pick - gold)
     return Outcome(
         prepared.case,
         gold,
         pick,
-        grading.pick.grade.value if grading.pick else None,
+        zone.grade.value if zone else None,
         _grade_at(grading, gold),
         distance,
     )

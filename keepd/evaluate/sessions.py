@@ -8,7 +8,14 @@ from dataclasses import dataclass
 
 from keepd.core.grade import DEFAULT_TUNING, Grade, grade
 from keepd.evaluate.markdown import percent, share, table
-from keepd.evaluate.score import Outcome, Prepared, clear_zone_count, judge, summarise
+from keepd.evaluate.score import (
+    Outcome,
+    Prepared,
+    clear_zone_count,
+    judge,
+    judge_outranking,
+    summarise,
+)
 
 GRADES = (Grade.CLEAR.value, Grade.SUBTOPIC.value, Grade.FAINT.value)
 
@@ -108,3 +115,27 @@ def singles_line(cases: Sequence[Prepared]) -> str:
         f"({sum(counts)} {clear} zones in all) and {share(picked, len(cases))} get a pick: "
         f"{picked - by_event} a ●● or {clear} zone, {by_event} an event."
     )
+
+
+def outranking_table(groups: Sequence[GroupCases], labelled: Sequence[Prepared]) -> str:
+    """keepd's rule (events pick only when no zone reaches ●●) beside events outranking ●●
+    zones, on the labelled sessions and the joins of tails 8-15."""
+    rows = [_outranking_row("labelled (--whole)", labelled)]
+    rows += [
+        _outranking_row(group.label, group.cases) for group in groups if not group.independent
+    ]
+    headers = ["cases", "n", "at the gold stop", "within one", "outranking: at it", "within one"]
+    return table(headers, rows)
+
+
+def _outranking_row(label: str, cases: Sequence[Prepared]) -> list[object]:
+    rule = summarise([judge(case, DEFAULT_TUNING) for case in cases])
+    variant = summarise([judge_outranking(case, DEFAULT_TUNING) for case in cases])
+    return [
+        label,
+        rule.cases,
+        percent(rule.exact),
+        percent(rule.within_one),
+        percent(variant.exact),
+        percent(variant.within_one),
+    ]

@@ -13,6 +13,7 @@ SECTIONS = (
     "## Sessions: keepd's pick",
     "### Grades at the junction",
     "### The labelled sessions",
+    "### Were events to outrank ●● zones",
     "## Sessions: keepd against the other methods",
     "### TextTiling, timed against keepd on the same sessions",
     "## Does the score rank stops by tail size?",
