@@ -116,9 +116,10 @@ def make_node(entry: Entry, pos: int, policy: TextPolicy = DEFAULT_POLICY) -> No
         get("isSidechain") is True,
     )
     if kind in CONVERSATION:
-        node.timestamp = _str(get("timestamp")) or ""
-        node.session_id = _interned(get("sessionId"))
-        node.cwd = _interned(get("cwd"))
+        timestamp, session_id, cwd = get("timestamp"), get("sessionId"), get("cwd")
+        node.timestamp = timestamp if type(timestamp) is str else ""
+        node.session_id = intern(session_id) if type(session_id) is str else None
+        node.cwd = intern(cwd) if type(cwd) is str else None
         _fill_message(node, entry, policy)
     elif kind == "system" and get("subtype") == "compact_boundary":
         node.boundary = _boundary(entry)
