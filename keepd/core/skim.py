@@ -19,6 +19,7 @@ from keepd.core.tree import Tree
 
 _NEEDLE = b'"subtype":"compact_boundary"'
 _TYPE = b'"type":"'
+# The names most lines carry, each with its closing quote: such a name needs no further check.
 _PLAIN_KINDS = (b'progress"', b'user"', b'system"', b'file-history-snapshot"', b'queue-operation"')
 
 
