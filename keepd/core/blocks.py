@@ -60,14 +60,14 @@ def borrowed_words(
     if not mask.any():
         return []
     hashes, where, counts = np.unique(word[mask], return_index=True, return_counts=True)
-    firsts = first[mask][where]
+    # Read as lists once: indexing the arrays item by item in the sort key cost more than it.
+    keys, uses, firsts = hashes.tolist(), counts.tolist(), first[mask][where].tolist()
+    names = [index.names.get(key, "") for key in keys]
     order = sorted(
-        (i for i in range(len(hashes)) if index.names.get(int(hashes[i]), "") not in ignore),
-        key=lambda i: (-int(counts[i]), index.names.get(int(hashes[i]), "")),
+        (i for i, name in enumerate(names) if name not in ignore),
+        key=lambda i: (-uses[i], names[i]),
     )[:top]
     return [
-        BorrowedWord(
-            word=index.names.get(int(hashes[i]), "?"), uses=int(counts[i]), first=int(firsts[i])
-        )
+        BorrowedWord(word=index.names.get(keys[i], "?"), uses=uses[i], first=firsts[i])
         for i in order
     ]

@@ -143,8 +143,8 @@ class Index:
         self._by_first.view()[:] += np.bincount(use_first, minlength=self.size)
         if self.detail:
             self._keep_uses(owner, use_first, hashes)
-            fresh = zip(uniq[new].tolist(), where[new].tolist(), strict=True)
-            self.names.update((key, words[at]) for key, at in fresh)
+            spelled = map(words.__getitem__, where[new].tolist())
+            self.names.update(zip(uniq[new].tolist(), spelled, strict=True))
 
     def _keep_uses(self, owner: IntArray, use_first: IntArray, hashes: IntArray) -> None:
         self._use_message.append(owner)

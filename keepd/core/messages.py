@@ -116,9 +116,10 @@ def make_node(entry: Entry, pos: int, policy: TextPolicy = DEFAULT_POLICY) -> No
         get("isSidechain") is True,
     )
     if kind in CONVERSATION:
-        node.timestamp = _str(get("timestamp")) or ""
-        node.session_id = _interned(get("sessionId"))
-        node.cwd = _interned(get("cwd"))
+        timestamp, session_id, cwd = get("timestamp"), get("sessionId"), get("cwd")
+        node.timestamp = timestamp if type(timestamp) is str else ""
+        node.session_id = intern(session_id) if type(session_id) is str else None
+        node.cwd = intern(cwd) if type(cwd) is str else None
         _fill_message(node, entry, policy)
     elif kind == "system" and get("subtype") == "compact_boundary":
         node.boundary = _boundary(entry)
@@ -165,17 +166,11 @@ def _fill_message(node: Node, entry: Entry, policy: TextPolicy) -> None:
         category = "injected"
     else:
         category = "prompt"
-    text = _Text(category, policy)
+    counted: list[str] = []
     for block in blocks:
-        text.take(block)
-    node.chars = text.chars
-    node.images = text.images
-    if text.counted:
-        node.text = " ".join(text.counted)
-    if text.results:
-        node.tool_results = tuple(text.results)
-    if text.calls:
-        node.tool_calls = tuple(text.calls)
+        _take(node, block, category, policy, counted)
+    if counted:
+        node.text = " ".join(counted)
     if node.kind == "assistant":
         _fill_assistant(node, entry, message)
     else:
@@ -183,60 +178,46 @@ def _fill_message(node: Node, entry: Entry, policy: TextPolicy) -> None:
         node.is_prompt = is_prompt(entry, blocks)
         if node.is_prompt:
             node.git_branch = _interned(entry.get("gitBranch"))  # events compare stops only
-            node.quote = " ".join(" ".join(text.prompt).split())[:QUOTE_CHARS]
+            node.quote = _quote(blocks)
 
 
-class _Text:
-    """Collects a message's text: what counts toward the measure, and its size."""
+def _take(
+    node: Node, block: dict[str, Any], text_category: str, policy: TextPolicy, counted: list[str]
+) -> None:
+    """Adds a block's size, ids and counted text to its message's node.
 
-    __slots__ = (
-        "calls",
-        "cap",
-        "chars",
-        "counted",
-        "images",
-        "policy",
-        "prompt",
-        "results",
-        "text_category",
-    )
+    The node itself is the tally: most messages hold a single block, and building a collector
+    object for each message was measurably slower.
+    """
+    kind = block.get("type")
+    if kind == "tool_use":
+        node.tool_calls += (str(block.get("id")),)
+        category, value = "tool_call", block.get("input")
+    elif kind == "tool_result":
+        node.tool_results += (str(block.get("tool_use_id")),)
+        category, value = "tool_result", block.get("content")
+    elif kind == "text":
+        category, value = text_category, block.get("text")
+    elif kind == "thinking":
+        category, value = "thinking", block.get("thinking")
+    else:
+        if kind == "image":
+            node.images += 1
+        return
+    if category in policy.counted:
+        text = value if type(value) is str else _joined(value)
+        node.chars += len(text)
+        counted.append(text[: policy.block_cap])
+    else:
+        node.chars += _length(value)
 
-    def __init__(self, text_category: str, policy: TextPolicy) -> None:
-        self.text_category = text_category
-        self.policy = policy.counted
-        self.cap = policy.block_cap
-        self.counted: list[str] = []
-        self.prompt: list[str] = []
-        self.results: list[str] = []
-        self.calls: list[str] = []
-        self.chars = 0
-        self.images = 0
 
-    def take(self, block: dict[str, Any]) -> None:
-        kind = block.get("type")
-        if kind == "tool_result":
-            self.results.append(str(block.get("tool_use_id")))
-            self._add("tool_result", block.get("content"))
-        elif kind == "text":
-            value = block.get("text")
-            self._add(self.text_category, value)
-            if self.text_category == "prompt":
-                self.prompt.append(_cut(value, QUOTE_CHARS * 4))
-        elif kind == "tool_use":
-            self.calls.append(str(block.get("id")))
-            self._add("tool_call", block.get("input"))
-        elif kind == "thinking":
-            self._add("thinking", block.get("thinking"))
-        elif kind == "image":
-            self.images += 1
-
-    def _add(self, category: str, value: Any) -> None:
-        if category in self.policy:
-            text = value if type(value) is str else _joined(value)
-            self.chars += len(text)
-            self.counted.append(text[: self.cap])
-        else:
-            self.chars += _length(value)
+def _quote(blocks: list[dict[str, Any]]) -> str:
+    """The start of a prompt's text, on one line."""
+    texts = [
+        _cut(block.get("text"), QUOTE_CHARS * 4) for block in blocks if block.get("type") == "text"
+    ]
+    return " ".join(" ".join(texts).split())[:QUOTE_CHARS]
 
 
 def _joined(value: Any) -> str:

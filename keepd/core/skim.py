@@ -19,6 +19,8 @@ from keepd.core.tree import Tree
 
 _NEEDLE = b'"subtype":"compact_boundary"'
 _TYPE = b'"type":"'
+# The names most lines carry, each with its closing quote: such a name needs no further check.
+_PLAIN_KINDS = (b'progress"', b'user"', b'system"', b'file-history-snapshot"', b'queue-operation"')
 
 
 def context_start(data: bytes) -> int:
@@ -75,10 +77,13 @@ def _plain_kind(data: bytes, start: int, end: int) -> bool:
     for the parser to read.
     """
     head = min(end, start + 1024)
-    at = data.find(_TYPE, start, head)
-    if at < 0 or data.find(b"{", start + 1, at) >= 0:
+    nested = data.find(b"{", start + 1, head)
+    at = data.find(_TYPE, start, head if nested < 0 else nested)
+    if at < 0:
         return False
     value = at + len(_TYPE)
+    if data.startswith(_PLAIN_KINDS, value, head):  # the usual names: no need to look closer
+        return True
     close = data.find(b'"', value, head)
     if close < 0 or data.find(b"\\", value, close) >= 0:  # an escaped name: parse it
         return False

@@ -65,9 +65,11 @@ class TokenLedger:
         self._estimate.append(weights)
         self._tokens.append(weights)
         self._before.grow(len(messages))
+        # One settle per response is most of a cold build's cost here: the views are taken once.
+        estimate, tokens = self._estimate.view(), self._tokens.view()
         for offset, node in enumerate(messages):
             if node.context_tokens is not None and self._first_line(node):
-                self._settle(start + offset, node.context_tokens)
+                self._settle(start + offset, node.context_tokens, estimate, tokens)
 
     def freed(self, stops: IntArray) -> FloatArray:
         """For each stop, the share of the branch's tokens that lies before it.
@@ -94,14 +96,14 @@ class TokenLedger:
         self._responses.add(key)
         return True
 
-    def _settle(self, at: int, context: int) -> None:
+    def _settle(self, at: int, context: int, estimate: FloatArray, tokens: FloatArray) -> None:
         """Shares the growth since the previous response among the messages in between."""
         if self._anchor is not None:
             start, before = self._anchor
             grown = context - before
-            part = self._estimate.view()[start:at]
-            if grown > 0 and len(part):
-                self._tokens.view()[start:at] = part * (grown / part.sum())
+            if grown > 0 and at > start:
+                part = estimate[start:at]
+                tokens[start:at] = part * (grown / np.add.reduce(part))  # part.sum(), unwrapped
                 self._clean = min(self._clean, start + 1)
         self._anchor = (at, context)
 
