@@ -58,11 +58,11 @@ def prepare_state(case: Case, state: SessionState) -> Prepared:
         freed_shares(tokens, branch.stops),
         gold,
         _turns(branch),
-        _events(case, state),
+        _events(case, state, uuids),
     )
 
 
-def _events(case: Case, state: SessionState) -> EventCodes:
+def _events(case: Case, state: SessionState, stop_uuids: list[str | None]) -> EventCodes:
     """The session's own breaks; in a stitched join, those of its pieces alone.
 
     The stitcher hangs each piece under the last one a minute later, and pieces from other
@@ -71,8 +71,7 @@ def _events(case: Case, state: SessionState) -> EventCodes:
     """
     codes = state.stop_events(DEFAULT_TUNING.pause_minutes * 60)
     if case.junctions:
-        branch = state.branch()
-        at = {branch.messages[i].uuid: k for k, i in enumerate(branch.stops)}
+        at = {uuid: k for k, uuid in enumerate(stop_uuids)}
         codes[[at[uuid] for uuid in case.junctions if uuid in at]] = 0
     return codes
 
