@@ -41,6 +41,7 @@ class Stop:
     timestamp: str
     eligible: bool = True  # above the floors: the pick and the trade come from these
     event: str | None = None  # a break the session records before it (core/events.py)
+    reasons: list[str] | None = None  # a zone's: what graded it (words, then cues)
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +55,7 @@ class ZoneInfo:
     shape: str
     multiple: float
     event: str | None = None  # the event that made it the pick, when no zone reached ●●
+    reasons: list[str] = field(default_factory=list)  # what graded it (words, then cues)
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,7 +147,7 @@ def analyse_state(
     frees = state.ledger.freed(positions)
     points = curve(state.index, positions)
     events = state.stop_events(tuning.pause_minutes * 60)
-    grading = grade(points, frees, tuning, events)
+    grading = grade(points, frees, tuning, events, state.stop_cues())
     use = context_use(state.tree, branch.boundary, window)
     marked = None if every_stop else _marked(grading)
     stops = _stops(
@@ -235,6 +237,7 @@ def _stops(
                 timestamp=node.timestamp,
                 eligible=bool(eligible[row]),
                 event=named[row].value if named[row] is not None else None,
+                reasons=list(zone.reasons) if zone else None,
             )
         )
     return out
@@ -261,6 +264,7 @@ def _zone_info(branch: Branch, zone: Zone) -> ZoneInfo:
         shape=zone.shape,
         multiple=zone.multiple,
         event=zone.event.value if zone.event is not None else None,
+        reasons=list(zone.reasons),
     )
 
 

@@ -1,8 +1,12 @@
 """Grades the curve's zones against its own wiggle and chooses the pick, or the trade.
 
 A zone is a peak of the curve at a change of work, and its height is measured in wiggles:
-the median step between neighbouring stops of the same curve (measure.md). The constants
-were calibrated on stitched sessions with `python -m keepd.evaluate` (README, "Measured").
+the median step between neighbouring stops of the same curve (measure.md). The session's
+cues (core/cues.py, core/events.py) grade too: in the labelled sessions people call a new
+task where work was just finished and the session paused or changed branch far more often
+than where the words peak. Each zone says why it has its grade (`Zone.reasons`). The
+constants were chosen on calibration data with `python -m keepd.evaluate` (docs/EVALUATION.md
+names the data behind each).
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from enum import StrEnum
 import numpy as np
 import numpy.typing as npt
 
+from keepd.core.cues import BARE, StopCues
 from keepd.core.curve import Curve, FloatArray
 from keepd.core.events import EVENTS, Event, EventCodes
 
@@ -49,6 +54,8 @@ class Tuning:
     clear_rise: float = 0.5  # ●●● also needs a rise into the stop of this many wiggles
     near_peak: float = 0.8  # a neighbour this close to the peak's height may be its best stop
     pause_minutes: float = 10.0  # a prompt this long after the message before it: an event
+    cued_clear: int = 2  # cues (work finished before, a session event) for ●●● without words
+    cued_raise: int = 1  # cues within one stop that raise a ●● zone of the words to ●●●
 
 
 DEFAULT_TUNING = Tuning()
@@ -65,6 +72,8 @@ class Zone:
     multiple: float
     falling: bool = False
     event: Event | None = None  # set for the pick an event made (no zone reached ●●)
+    reasons: tuple[str, ...] = ()  # what graded it: "words", then the cues
+    cued: bool = False  # ●●● by the cues, not the words alone: ranks below words' ●●●
 
     @property
     def shape(self) -> str:
@@ -98,21 +107,35 @@ def grade(
     frees: FloatArray,
     tuning: Tuning = DEFAULT_TUNING,
     events: EventCodes | None = None,
+    cues: StopCues | None = None,
 ) -> Grading:
-    """Finds, grades and ranks the zones of `curve`; `frees` is each stop's freed share and
-    `events` the session's own break before each stop (core/events.py), if any."""
+    """Finds, grades and ranks the zones of `curve`; `frees` is each stop's freed share,
+    `events` the session's own break before each stop (core/events.py) and `cues` what its
+    prompts and tool calls say (core/cues.py), if known."""
     eligible = _eligible(curve, frees, tuning)
     points = np.flatnonzero(eligible)
     wiggle = _wiggle(curve.sc[points])
     heights, rise = _heights(curve, tuning)
     heights = heights / wiggle if np.isfinite(wiggle) else np.zeros(len(heights))
-    zones = _zones(curve, heights, rise / wiggle, points, tuning) if np.isfinite(wiggle) else []
+    bare = _bare(cues, len(curve))
+    zones: list[Zone] = []
+    if np.isfinite(wiggle):
+        zones = _zones(
+            curve, heights, rise / wiggle, points=points, tuning=tuning, bare=bare, wiggle=wiggle
+        )
+    cued = _cue_reasons(events, cues, len(curve))
+    if cued is not None:
+        zones = _with_cues(
+            zones, curve, frees, tuning=tuning, cued=cued, heights=heights, bare=bare, wiggle=wiggle
+        )
     pick = _pick(zones)
     if pick is None and events is not None:
         pick = _event_pick(curve, frees, tuning, events, heights)
         if pick is not None:
             zones = sorted([*zones, pick], key=lambda zone: zone.best)
             eligible[pick.best] = True
+    for zone in zones:
+        eligible[zone.best] = True
     trade = [] if pick is not None else _trade(curve, frees, points)
     return Grading(wiggle, eligible, zones, pick, trade)
 
@@ -182,7 +205,14 @@ def _neighbour_mean(sc: FloatArray, window: int, *, after: bool) -> FloatArray:
 
 
 def _zones(
-    curve: Curve, heights: FloatArray, rise: FloatArray, points: np.ndarray, tuning: Tuning
+    curve: Curve,
+    heights: FloatArray,
+    rise: FloatArray,
+    *,
+    points: np.ndarray,
+    tuning: Tuning,
+    bare: npt.NDArray[np.bool_],
+    wiggle: float,
 ) -> list[Zone]:
     """Local maxima of the height among eligible stops, graded by their multiple (`heights`
     and `rise` are in wiggles).
@@ -200,10 +230,118 @@ def _zones(
         if grade is Grade.CLEAR and rise[k] < tuning.clear_rise:
             grade = Grade.SUBTOPIC
         best = _best_stop(curve.sc, heights, allowed, k, tuning.near_peak)
+        best = _past_bare(curve.sc, allowed, bare, best, wiggle)
         falling = best > 0 and bool(curve.sc[best] < curve.sc[best - 1])
         first, last = min(k, best), max(k, best)
-        zones.append(Zone(first, last, best, grade, round(h, 2), falling=falling))
+        zone = Zone(first, last, best, grade, round(h, 2), falling=falling, reasons=("words",))
+        zones.append(zone)
     return zones
+
+
+def _past_bare(
+    sc: FloatArray, allowed: np.ndarray, bare: npt.NDArray[np.bool_], best: int, wiggle: float
+) -> int:
+    """The tie rule: a stop at a prompt with no content of its own (shell-mode input, a
+    built-in command, "commit") gives way to the prompt after it when their SC ties within
+    the wiggle: that prompt is where the work begins."""
+    after = best + 1
+    if not bare[best] or after >= len(sc) or not allowed[after] or bare[after]:
+        return best
+    return after if bool(sc[after] >= sc[best] - wiggle) else best
+
+
+def _bare(cues: StopCues | None, stops: int) -> npt.NDArray[np.bool_]:
+    if cues is None or len(cues) != stops:
+        return np.zeros(stops, dtype=bool)
+    return np.asarray((cues.marks & BARE) > 0)
+
+
+CUE_NAMES = {Event.BRANCH: "git branch", Event.COMPACTION: "compaction", Event.PAUSE: "pause"}
+
+
+def _cue_reasons(
+    events: EventCodes | None, cues: StopCues | None, stops: int
+) -> list[tuple[str, ...]] | None:
+    """Each stop's cues by name: work finished in the turn before it, the session's event."""
+    if cues is None or len(cues) != stops:
+        return None
+    finished = cues.finished.tolist()
+    codes = events.tolist() if events is not None and len(events) == stops else [0] * stops
+    out: list[tuple[str, ...]] = []
+    for done, code in zip(finished, codes, strict=True):
+        event = EVENTS[code]
+        named = ("work finished",) if done else ()
+        out.append(named + ((CUE_NAMES[event],) if event is not None else ()))
+    return out
+
+
+def _with_cues(
+    zones: list[Zone],
+    curve: Curve,
+    frees: FloatArray,
+    *,
+    tuning: Tuning,
+    cued: list[tuple[str, ...]],
+    heights: FloatArray,
+    bare: npt.NDArray[np.bool_],
+    wiggle: float,
+) -> list[Zone]:
+    """The words' zones graded with the cues, and zones the cues alone make.
+
+    A ●● zone of the words with `cued_raise` cues at or next to its stop becomes ●●● at the
+    most cued of those stops; elsewhere, a stop with `cued_clear` cues is a ●●● zone of
+    its own. Such ●●● zones are `cued`: the words' own ●●● zones outrank them (joins of
+    unrelated sessions show their junction in the words, and pieces of real sessions carry
+    real cues of their own).
+    """
+    usable = _usable(curve, frees, tuning)
+    count = np.array([len(names) for names in cued])
+    out: list[Zone] = []
+    covered: set[int] = set()
+    for zone in zones:
+        if zone.grade is not Grade.FAINT:
+            covered.update((zone.best - 1, zone.best, zone.best + 1))
+        near = [
+            k
+            for k in (zone.best - 1, zone.best, zone.best + 1)
+            if 0 <= k < len(count) and usable[k] and count[k] >= tuning.cued_raise
+        ]
+        if zone.grade is not Grade.SUBTOPIC or not near:
+            out.append(zone)
+            continue
+        best = max(near, key=lambda k: (count[k], k))
+        best = _past_bare(curve.sc, usable, bare, best, wiggle)
+        reasons = ("words", *cued[best]) if cued[best] else ("words",)
+        out.append(
+            Zone(
+                min(zone.first, best),
+                max(zone.last, best),
+                best,
+                Grade.CLEAR,
+                zone.multiple,
+                falling=zone.falling,
+                reasons=reasons,
+                cued=True,
+            )
+        )
+    for k in np.flatnonzero(usable & (count >= tuning.cued_clear)).tolist():
+        if k in covered:
+            continue
+        best = _past_bare(curve.sc, usable, bare, k, wiggle)
+        multiple = round(float(heights[best]), 2)
+        out.append(Zone(k, best, best, Grade.CLEAR, multiple, reasons=cued[k], cued=True))
+    return sorted(out, key=lambda zone: zone.best)
+
+
+def _usable(curve: Curve, frees: FloatArray, tuning: Tuning) -> npt.NDArray[np.bool_]:
+    """Stops a cue or an event may pick: they keep enough words to measure and free some.
+
+    The share floor and the last stop's exclusion are not applied: the newest piece of work
+    begins with a branch switch or a pause before anything follows it.
+    """
+    ok = (curve.kept >= tuning.min_kept_uses) & ~np.isnan(curve.sc) & (frees >= tuning.min_frees)
+    ok[: min(2, len(ok))] = False
+    return np.asarray(ok)
 
 
 def _best_stop(
@@ -243,14 +381,19 @@ def _classify(multiple: float, tuning: Tuning) -> Grade:
 def _pick(zones: list[Zone]) -> Zone | None:
     """Among the strongest class present, the latest zone; none when no zone reaches ●●.
 
-    A ● zone is barely above the noise: it is shown, but the trade is offered instead of
-    presenting it as the place to stop.
+    The words' own ●●● zones rank above those the cues made ●●●. A ● zone is barely above
+    the noise: it is shown, but the trade is offered instead of presenting it as the place
+    to stop.
     """
     strong = [zone for zone in zones if zone.grade.strength >= Grade.SUBTOPIC.strength]
     if not strong:
         return None
-    strongest = max(zone.grade.strength for zone in strong)
-    return [zone for zone in strong if zone.grade.strength == strongest][-1]
+    strongest = max(_rank(zone) for zone in strong)
+    return [zone for zone in strong if _rank(zone) == strongest][-1]
+
+
+def _rank(zone: Zone) -> tuple[int, bool]:
+    return zone.grade.strength, not zone.cued
 
 
 def _event_pick(
@@ -268,7 +411,10 @@ def _event_pick(
     if not len(candidates):
         return None
     k = int(candidates[-1])
-    return Zone(k, k, k, Grade.SUBTOPIC, round(float(heights[k]), 2), event=EVENTS[events[k]])
+    event = EVENTS[events[k]]
+    reasons = (CUE_NAMES[event],) if event is not None else ()
+    multiple = round(float(heights[k]), 2)
+    return Zone(k, k, k, Grade.SUBTOPIC, multiple, event=event, reasons=reasons)
 
 
 def _trade(curve: Curve, frees: FloatArray, points: np.ndarray) -> list[int]:

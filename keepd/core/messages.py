@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from sys import intern
 from typing import Any
 
+from keepd.core.cues import message_marks, named_numbers, prompt_marks
 from keepd.core.entries import Entry
 from keepd.core.words import content_words
 
@@ -81,6 +82,9 @@ class Node:
     tool_calls: tuple[str, ...] = ()  # ids of the tool calls this message makes
     words: Sequence[str] = ()
     text: str = ""  # counted text not yet split into words
+    marks: int = 0  # what its tool calls or prompt say about work (core/cues.py)
+    files: tuple[str, ...] = ()  # files its tool calls touch
+    numbers: tuple[str, ...] = ()  # issue and pull request numbers a prompt names
 
     def take_words(self) -> Sequence[str]:
         """The content words, split from the counted text the first time they are needed.
@@ -179,6 +183,16 @@ def _fill_message(node: Node, entry: Entry, policy: TextPolicy) -> None:
         if node.is_prompt:
             node.git_branch = _interned(entry.get("gitBranch"))  # events compare stops only
             node.quote = _quote(blocks)
+            _mark_prompt(node, blocks)
+
+
+def _mark_prompt(node: Node, blocks: list[dict[str, Any]]) -> None:
+    """A prompt's cues (core/cues.py), from its text up to the quote's reading cap."""
+    text = " ".join(
+        _cut(block.get("text"), QUOTE_CHARS * 16) for block in blocks if block.get("type") == "text"
+    )
+    node.marks = prompt_marks(text)
+    node.numbers = named_numbers(text)
 
 
 def _take(
@@ -193,6 +207,10 @@ def _take(
     if kind == "tool_use":
         node.tool_calls += (str(block.get("id")),)
         category, value = "tool_call", block.get("input")
+        marks, files = message_marks(block.get("name"), value)
+        node.marks |= marks
+        if files:
+            node.files += files
     elif kind == "tool_result":
         node.tool_results += (str(block.get("tool_use_id")),)
         category, value = "tool_result", block.get("content")

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import bisect
+
 import numpy as np
 
+from keepd.core.cues import CueTally, StopCues
 from keepd.core.entries import EntryReader, Line
 from keepd.core.events import EventCodes, events, signals
 from keepd.core.index import Growable, Index, IntArray
@@ -54,6 +57,7 @@ class SessionState:
         self._stops = Growable()
         self._flags = Growable(np.int8)  # per stop (core/events.py)
         self._pauses = Growable(np.float64)
+        self.cue_tally = CueTally()
         self._sidechain_only = True
         self._superseded = 0
 
@@ -117,6 +121,11 @@ class SessionState:
         self.branch()
         return events(self._flags.view(), self._pauses.view(), pause_seconds)
 
+    def stop_cues(self) -> StopCues:
+        """Each stop's cues (core/cues.py), kept as the branch grows."""
+        self.branch()
+        return self.cue_tally.cues()
+
     def _forget(self) -> None:
         """Keeps only what the analysis of an appended-to branch needs (compact mode)."""
         if self.stale:
@@ -153,7 +162,7 @@ class SessionState:
         branch.stops.extend(stops)
         self._stops.append(np.asarray(stops, dtype=np.int64))
         self._keep_signals(branch, known)
-        self._commit(added, front)
+        self._commit(added, front, start)
         return True
 
     def _resolve(self) -> None:
@@ -176,8 +185,8 @@ class SessionState:
         self._flags.append(np.asarray(fresh.flags, dtype=np.int8))
         self._pauses.append(np.asarray(fresh.pauses, dtype=np.float64))
 
-    def _commit(self, added: list[Node], front: _Frontier) -> None:
-        self._index(added)
+    def _commit(self, added: list[Node], front: _Frontier, first: int) -> None:
+        self._index(added, first)
         self._resolved_nodes = len(self.tree.nodes)
         self._front = front
 
@@ -189,11 +198,16 @@ class SessionState:
             self.index = Index(detail=self.detail)
             self.ledger = TokenLedger()
             self.indexed = []
+            self.cue_tally = CueTally()
             self.rebuilds += 1
             known = 0
-        self._index(messages[known:])
+        self._index(messages[known:], known)
 
-    def _index(self, fresh: list[Node]) -> None:
+    def _index(self, fresh: list[Node], first: int) -> None:
+        """Indexes the branch's messages from the `first`-th on (`fresh`)."""
+        stops = self._branch.stops if self._branch is not None else []
+        at = set(stops[bisect.bisect_left(stops, first) :])  # the new ones: few
+        self.cue_tally.add(fresh, [first + i in at for i in range(len(fresh))])
         self.index.extend([node.take_words() for node in fresh])
         self.ledger.extend(fresh)
         if self.compact:

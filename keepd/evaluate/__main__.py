@@ -8,7 +8,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from keepd.core.grade import DEFAULT_TUNING, Grade, grade
+from keepd.core.grade import DEFAULT_TUNING, Grade
+from keepd.evaluate import labels
 from keepd.evaluate.cases import (
     CALIBRATION,
     HELD_OUT,
@@ -17,10 +18,12 @@ from keepd.evaluate.cases import (
     labelled_cases,
     single_cases,
 )
+from keepd.evaluate.markdown import table
 from keepd.evaluate.score import (
     Outcome,
     Prepared,
     clear_zone_count,
+    grading_of,
     judge,
     judge_outranking,
     prepare,
@@ -49,6 +52,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{title} (seeds {seeds})\n")
             print(_table(prepared))
             print(f"\n{_outranking(prepared)}\n")
+        print(_labelled(shared))
         print(_singles(single_cases(shared)))
         print(f"\n{time.perf_counter() - started:.1f} s; tails 8-15 prompts per piece; seeds fixed")
     return 0
@@ -87,10 +91,29 @@ def _labelled_row(outcome: Outcome) -> str:
     )
 
 
+def _labelled(shared: Path) -> str:
+    """The readers' boundaries (corpus/labels): task switches, ●●● zones, the newest piece."""
+    parts = []
+    for name in labels.label_files(shared):
+        found = labels.load(shared, name)
+        scores = [labels.score_session(case) for case in found]
+        words = [labels.score_words(case) for case in found]
+        role = "held out" if name != labels.BOUNDARIES else "calibration"
+        parts += [
+            f"{role}: readers' boundaries ({name}, {len(found)} sessions)\n",
+            table(labels.ROW_HEADERS, labels.session_rows(scores)),
+            "",
+            f"keepd: {labels.summarise(scores).line()}",
+            f"words and events alone: {labels.summarise(words).line()}",
+            "",
+        ]
+    return "\n".join(parts)
+
+
 def _singles(cases: list[Case]) -> str:
     prepared = [prepare(case) for case in cases]
     counts = [clear_zone_count(p, DEFAULT_TUNING) for p in prepared]
-    picks = [grade(p.curve, p.frees, DEFAULT_TUNING, p.events).pick for p in prepared]
+    picks = [grading_of(p).pick for p in prepared]
     with_clear = sum(1 for n in counts if n)
     by_event = sum(1 for pick in picks if pick is not None and pick.event is not None)
     return (

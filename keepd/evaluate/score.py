@@ -10,9 +10,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from keepd.api import load_state
+from keepd.core.cues import StopCues
 from keepd.core.curve import Curve, FloatArray, curve
 from keepd.core.events import EventCodes
 from keepd.core.grade import DEFAULT_TUNING, Grade, Grading, Tuning, Zone, grade
+from keepd.core.index import IntArray
 from keepd.core.messages import DEFAULT_POLICY, TextPolicy
 from keepd.core.session import SessionState
 from keepd.core.tokens import freed_shares, message_tokens
@@ -30,6 +32,9 @@ class Prepared:
     gold: int | None  # position on the curve, None when the gold uuid is not a stop
     turns: list[list[str]]  # the content words of each stop's turn, for the baselines
     events: EventCodes | None = None  # the session's own breaks (a join's: its pieces')
+    uuids: tuple[str | None, ...] = ()  # each stop's prompt uuid
+    cues: StopCues | None = None  # what the prompts and tool calls say (core/cues.py)
+    prompt_uses: IntArray | None = None  # content words of each stop's prompt
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +64,9 @@ def prepare_state(case: Case, state: SessionState) -> Prepared:
         gold,
         _turns(branch),
         _events(case, state, uuids),
+        tuple(uuids),
+        state.stop_cues(),
+        state.index.uses_by_message[np.asarray(branch.stops, dtype=np.int64)],
     )
 
 
@@ -92,8 +100,13 @@ def _turns(branch: Branch) -> list[list[str]]:
     ]
 
 
+def grading_of(prepared: Prepared, tuning: Tuning = DEFAULT_TUNING) -> Grading:
+    """keepd's grading of a prepared case: the curve with the session's events and cues."""
+    return grade(prepared.curve, prepared.frees, tuning, prepared.events, prepared.cues)
+
+
 def judge(prepared: Prepared, tuning: Tuning) -> Outcome:
-    grading = grade(prepared.curve, prepared.frees, tuning, prepared.events)
+    grading = grading_of(prepared, tuning)
     return _outcome(prepared, grading, grading.pick)
 
 
@@ -153,5 +166,5 @@ def summarise(outcomes: list[Outcome], zones_per_case: list[int] | None = None) 
 
 
 def clear_zone_count(prepared: Prepared, tuning: Tuning) -> int:
-    zones = grade(prepared.curve, prepared.frees, tuning, prepared.events).zones
+    zones = grading_of(prepared, tuning).zones
     return sum(1 for zone in zones if zone.grade is Grade.CLEAR)

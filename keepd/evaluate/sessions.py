@@ -6,12 +6,13 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from keepd.core.grade import DEFAULT_TUNING, Grade, grade
+from keepd.core.grade import DEFAULT_TUNING, Grade
 from keepd.evaluate.markdown import percent, share, table
 from keepd.evaluate.score import (
     Outcome,
     Prepared,
     clear_zone_count,
+    grading_of,
     judge,
     judge_outranking,
     summarise,
@@ -77,7 +78,7 @@ def labelled_table(cases: Sequence[Prepared]) -> str:
     for case in cases:
         o = judge(case, DEFAULT_TUNING)
         near = o.distance is not None and o.distance <= 1
-        pick = grade(case.curve, case.frees, DEFAULT_TUNING, case.events).pick
+        pick = grading_of(case).pick
         rows.append(
             [
                 case.case.name,
@@ -105,7 +106,7 @@ def labelled_table(cases: Sequence[Prepared]) -> str:
 
 def singles_line(cases: Sequence[Prepared]) -> str:
     counts = [clear_zone_count(case, DEFAULT_TUNING) for case in cases]
-    picks = [grade(case.curve, case.frees, DEFAULT_TUNING, case.events).pick for case in cases]
+    picks = [grading_of(case).pick for case in cases]
     picked = sum(1 for pick in picks if pick is not None)
     by_event = sum(1 for pick in picks if pick is not None and pick.event is not None)
     clear = Grade.CLEAR.value

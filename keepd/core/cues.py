@@ -1,0 +1,218 @@
+"""Reads what a session's prompts and tool calls say about where work ends and begins.
+
+The words are the measure; these are the cues people see when they read a session: work
+finished in the turn before a prompt (a commit, a push, a merge, a pull request created or
+merged), a prompt that starts work (a workflow's slash command, "Implement the following
+plan:", the prompt after `/clear`), a prompt with no content of its own (shell-mode input,
+a built-in slash command, "commit"), an issue or pull request named for the first time, and
+files the work after a stop touches that the part before it never did. A message's marks are
+read once, when its line is parsed (`message_marks`, `prompt_marks`); `CueTally` keeps them
+per stop as the branch grows.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+# Bits of a message's marks.
+FINISHED = 1  # a tool call commits, pushes, merges, or creates or merges a pull request
+BRANCHED = 2  # a tool call creates a git branch or worktree
+STARTS = 4  # a prompt that starts work: a workflow's slash command, a plan to implement
+BARE = 8  # a prompt with no content of its own: shell-mode input, a built-in command, "commit"
+CLEARS = 16  # the prompt is /clear: what follows starts afresh
+
+_FINISHING = re.compile(
+    r"\bgit\s+(?:-C\s+\S+\s+)?(?:commit|push|merge)\b|\bgh\s+pr\s+(?:create|merge)\b"
+)
+_BRANCHING = re.compile(
+    r"\bgit\s+(?:-C\s+\S+\s+)?(?:checkout\s+-b|switch\s+-c|worktree\s+add)\b|\bgh\s+pr\s+checkout\b"
+)
+_COMMAND = re.compile(r"<command-name>\s*/?([^<\s]+)\s*</command-name>")
+# Claude Code's own commands that change settings or show something: no work of their own.
+BUILT_IN = frozenset(
+    "add-dir agents bug clear compact config context cost doctor effort exit export help hooks "
+    "ide login logout mcp memory model output-style permissions plugin privacy-settings quit "
+    "release-notes reload-plugins resume rewind status statusline terminal-setup theme todos "
+    "upgrade usage vim".split()
+)
+_BARE_WORDS = frozenset({"commit", "commit this", "push", "commit and push", "exit", "quit"})
+_PLAN = "implement the following plan"
+_NUMBER = re.compile(
+    r"(?:(?<![\w&/])#|\b(?:pr|pull request|issue|ticket)\s*#?\s*|/(?:pull|issues)/)(\d{1,6})\b",
+    re.I,
+)
+FILE_KEYS = ("file_path", "notebook_path")
+
+
+def message_marks(tool: Any, value: Any) -> tuple[int, tuple[str, ...]]:
+    """The marks of one tool call (`tool` its name, `value` its input) and the files it touches.
+
+    >>> message_marks("Bash", {"command": "git add -A && git commit -m 'fix'"})
+    (1, ())
+    >>> message_marks("Edit", {"file_path": "/repo/a.py", "old_string": "x"})
+    (0, ('/repo/a.py',))
+    """
+    if type(value) is not dict:
+        return 0, ()
+    command = value.get("command")
+    marks = 0
+    if type(command) is str and tool == "Bash":
+        marks = FINISHED * bool(_FINISHING.search(command))
+        marks |= BRANCHED * bool(_BRANCHING.search(command))
+    files = tuple(path for key in FILE_KEYS if type(path := value.get(key)) is str and path)
+    return marks, files
+
+
+def prompt_marks(text: str) -> int:
+    """The marks of a prompt's text.
+
+    >>> prompt_marks("<command-name>/clear</command-name>") == BARE | CLEARS
+    True
+    >>> prompt_marks("<command-name>/github-pr-review</command-name>") == STARTS
+    True
+    >>> prompt_marks("Implement the following plan:\\n\\n# Fix the parser") == STARTS
+    True
+    >>> prompt_marks("<bash-input>git status</bash-input>") == BARE
+    True
+    >>> prompt_marks("commit"), prompt_marks("fix the parser")
+    (8, 0)
+    """
+    stripped = text.strip()
+    if stripped.startswith("<bash-input>"):
+        return BARE
+    command = _COMMAND.search(stripped[:400])
+    if command is not None:
+        name = command.group(1).lower()
+        if name in BUILT_IN:
+            return BARE | (CLEARS if name == "clear" else 0)
+        return STARTS
+    if stripped.lower().rstrip(".!") in _BARE_WORDS:
+        return BARE
+    return STARTS if stripped.lower().startswith(_PLAN) else 0
+
+
+def named_numbers(text: str) -> tuple[str, ...]:
+    """The issue and pull request numbers a prompt names, in order.
+
+    >>> named_numbers("review PR 142 and issue #57; see https://x/y/pull/143")
+    ('142', '57', '143')
+    >>> named_numbers("use &#38; and color #fff, step 2")
+    ()
+    """
+    return tuple(match.group(1) for match in _NUMBER.finditer(text))
+
+
+class Marked(Protocol):
+    """What the tally reads of a message (core/messages.py's Node)."""
+
+    is_prompt: bool
+    marks: int
+    files: tuple[str, ...]
+    numbers: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class StopCues:
+    """Per stop, oldest first: what the session says about work ending and beginning there."""
+
+    finished: npt.NDArray[np.bool_]  # the turn before the stop finished work (tool calls)
+    marks: npt.NDArray[np.int8]  # the stop's prompt marks (STARTS, BARE, CLEARS)
+    new_number: npt.NDArray[np.bool_]  # the prompt names an issue or PR not named before
+    touched: npt.NDArray[np.int64]  # files the stop's turn touches
+    fresh: npt.NDArray[np.int64]  # of those, files no earlier turn touched
+
+    def __len__(self) -> int:
+        return len(self.marks)
+
+    def after_clear(self) -> npt.NDArray[np.bool_]:
+        """Stops right after a /clear prompt."""
+        out = np.zeros(len(self), dtype=bool)
+        out[1:] = (self.marks[:-1] & CLEARS) > 0
+        return out
+
+    def fresh_share(self, turns: int) -> npt.NDArray[np.float64]:
+        """Of the files the `turns` turns from each stop on touch, the share no earlier turn
+        touched (0 where they touch none)."""
+        touched = _window_sums(self.touched, turns)
+        fresh = _window_sums(self.fresh, turns)
+        return np.divide(fresh, touched, out=np.zeros(len(self)), where=touched > 0)
+
+
+def empty_cues(stops: int = 0) -> StopCues:
+    zeros = np.zeros(stops, dtype=np.int64)
+    flags = np.zeros(stops, dtype=bool)
+    return StopCues(flags, zeros.astype(np.int8), flags.copy(), zeros, zeros.copy())
+
+
+def _window_sums(values: npt.NDArray[np.int64], turns: int) -> npt.NDArray[np.float64]:
+    """For each position s, the sum of values[s : s + turns]."""
+    total = np.concatenate([[0], np.cumsum(values)])
+    ends = np.minimum(np.arange(len(values)) + turns, len(values))
+    return np.asarray(total[ends] - total[: len(values)], dtype=np.float64)
+
+
+class CueTally:
+    """Each stop's cues, kept as the branch's messages arrive in order (O(their files))."""
+
+    def __init__(self) -> None:
+        self.finished: list[bool] = []
+        self.marks: list[int] = []
+        self.new_number: list[bool] = []
+        self.touched: list[int] = []  # closed turns; the open one is counted apart
+        self.fresh: list[int] = []
+        self._seen_files: set[str] = set()
+        self._seen_numbers: set[str] = set()
+        self._turn: set[str] = set()
+        self._turn_fresh = 0
+        self._finishing = False
+
+    def add(self, nodes: Iterable[Marked], stops: Sequence[bool]) -> None:
+        """Takes messages in branch order; `stops[i]` says whether the i-th is a stop."""
+        for node, is_stop in zip(nodes, stops, strict=True):
+            if is_stop:
+                self._open(node)
+            elif node.is_prompt:
+                self._seen_numbers.update(node.numbers)
+            if node.marks & FINISHED:
+                self._finishing = True
+            for path in node.files:
+                self._touch(path)
+
+    def _open(self, node: Marked) -> None:
+        if self.marks:
+            self.touched.append(len(self._turn))
+            self.fresh.append(self._turn_fresh)
+        self._turn, self._turn_fresh = set(), 0
+        self.finished.append(self._finishing)
+        self._finishing = False
+        self.marks.append(node.marks)
+        self.new_number.append(any(n not in self._seen_numbers for n in node.numbers))
+        self._seen_numbers.update(node.numbers)
+
+    def _touch(self, path: str) -> None:
+        if path in self._turn:
+            return
+        self._turn.add(path)
+        if path not in self._seen_files:
+            self._seen_files.add(path)
+            if self.marks:
+                self._turn_fresh += 1
+
+    def cues(self) -> StopCues:
+        touched, fresh = list(self.touched), list(self.fresh)
+        if self.marks:
+            touched.append(len(self._turn))
+            fresh.append(self._turn_fresh)
+        return StopCues(
+            np.array(self.finished, dtype=bool),
+            np.array(self.marks, dtype=np.int8),
+            np.array(self.new_number, dtype=bool),
+            np.array(touched, dtype=np.int64),
+            np.array(fresh, dtype=np.int64),
+        )
