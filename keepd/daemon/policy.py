@@ -2,7 +2,10 @@
 
 Two notices, each at most once per session and stop: at `threshold` when a ●●● zone's pick
 frees at least `min_frees`, and at `urgent` (near auto-compact) with the best stop or the
-middle of the trade even without a clear break.
+middle of the trade even without a clear break. An urgent notice does not name one of the
+two newest stops unless a new task clearly begins there (●●●): summarizing up to the prompt
+just answered keeps almost nothing of the work, and replaying the corpus showed half the
+urgent notices did so; it names the latest graded or trade stop before them instead.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ if TYPE_CHECKING:
 
 CLEAR = "●●●"
 QUOTE_CHARS = 120
+NEWEST = 1  # stops at most this many picker entries from the end: "the very end"
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,7 +49,7 @@ def decide(
     if memory.is_paused(now) or memory.muted(session_id, now):
         return None
     if share >= config.urgent:
-        stop, kind = analysis.target_stop(), "urgent"
+        stop, kind = _urgent_stop(analysis), "urgent"
     elif share >= config.threshold:
         stop, kind = _clear_pick(analysis, config.min_frees), "break"
     else:
@@ -66,6 +70,21 @@ def decide(
         stop=stop.uuid,
         quote=stop.quote,
     )
+
+
+def _urgent_stop(analysis: Analysis) -> Stop | None:
+    """The recommended stop, unless it lies at the very end without a clear break: then the
+    latest graded or trade stop before the end, if any."""
+    target = analysis.target_stop()
+    if target is None or target.below > NEWEST or target.grade == CLEAR:
+        return target
+    trade = set(analysis.trade)
+    earlier = [
+        stop
+        for stop in analysis.stops
+        if stop.below > NEWEST and (stop.grade in (CLEAR, "●●") or stop.uuid in trade)
+    ]
+    return min(earlier, key=lambda stop: stop.below) if earlier else None
 
 
 def _clear_pick(analysis: Analysis, min_frees: float) -> Stop | None:

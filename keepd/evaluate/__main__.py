@@ -94,13 +94,13 @@ def _labelled_row(outcome: Outcome) -> str:
 def _labelled(shared: Path) -> str:
     """The readers' boundaries (corpus/labels): task switches, ●●● zones, the newest piece."""
     parts = []
-    for name in labels.label_files(shared):
-        found = labels.load(shared, name)
+    for source in labels.sources(shared):
+        found = labels.load(shared, source.path)
         scores = [labels.score_session(case) for case in found]
         words = [labels.score_words(case) for case in found]
-        role = "held out" if name != labels.BOUNDARIES else "calibration"
+        role = "held out" if source.held_out else "calibration"
         parts += [
-            f"{role}: readers' boundaries ({name}, {len(found)} sessions)\n",
+            f"{role}: readers' boundaries ({source.title}, {len(found)} sessions)\n",
             table(labels.ROW_HEADERS, labels.session_rows(scores)),
             "",
             f"keepd: {labels.summarise(scores).line()}",

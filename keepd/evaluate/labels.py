@@ -22,14 +22,25 @@ from keepd.core.grade import DEFAULT_TUNING, Grade, Grading, Tuning, grade
 from keepd.evaluate.cases import Case
 from keepd.evaluate.score import Prepared, grading_of, prepare
 
-BOUNDARIES = "boundaries.json"  # the calibration labels; any other boundaries*.json is held out
+HELD_OUT = Path(__file__).resolve().parent / "data" / "held_out_labels.json"
 
 
-def label_files(shared: Path) -> list[str]:
-    """The readers' label files: the calibration one first, then any held out."""
-    folder = shared / "corpus" / "labels"
-    others = sorted(p.name for p in folder.glob("boundaries*.json") if p.name != BOUNDARIES)
-    return [BOUNDARIES, *others] if (folder / BOUNDARIES).is_file() else others
+@dataclass(frozen=True, slots=True)
+class Source:
+    """A file of two readers' labels, and whether any constant was chosen on it."""
+
+    title: str
+    path: Path
+    held_out: bool
+
+
+def sources(shared: Path) -> list[Source]:
+    """The calibration labels (corpus/labels/boundaries.json), then the held-out ones."""
+    found = [
+        Source("boundaries.json", shared / "corpus" / "labels" / "boundaries.json", False),
+        Source("held_out_labels.json", HELD_OUT, True),
+    ]
+    return [source for source in found if source.path.is_file()]
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,9 +86,11 @@ class Labelled:
         return (a, b)
 
 
-def load(shared: Path, name: str = BOUNDARIES) -> list[Labelled]:
-    """The labelled sessions of `corpus/labels/<name>`, each prepared over its whole history."""
-    labels = orjson.loads((shared / "corpus" / "labels" / name).read_bytes())
+def load(shared: Path, labels_path: Path | None = None) -> list[Labelled]:
+    """The sessions a label file names (default: the calibration one), each prepared over
+    its whole history."""
+    path = labels_path or shared / "corpus" / "labels" / "boundaries.json"
+    labels = orjson.loads(path.read_bytes())
     folder = shared / "corpus" / "sessions"
     out = []
     for session, label in sorted(labels.items()):

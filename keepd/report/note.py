@@ -128,7 +128,8 @@ def _zone_words(stop: Stop) -> str:
         shape = f" ({EVENT_WORDS.get(stop.event, stop.event)})"
     multiple = f", {stop.multiple:g}× the wiggle" if stop.multiple else ""
     glyph = f'<span class="glyph">{esc(shape_text(stop.grade, stop.shape))}</span>'
-    return f"Zone {glyph}: {esc(kinds.get(stop.grade, ''))}{shape}{multiple}."
+    why = f" Graded by: {esc(', '.join(stop.reasons))}." if stop.reasons else ""
+    return f"Zone {glyph}: {esc(kinds.get(stop.grade, ''))}{shape}{multiple}.{why}"
 
 
 def _trade(analysis: Analysis) -> list[tuple[str, str]]:

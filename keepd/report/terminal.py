@@ -114,9 +114,9 @@ def _rows(analysis: Analysis, style: Style) -> list[str]:
         lines.append(f"        ↑ {older} older")
     if not analysis.pick:
         lines.append("  No clear break: the trade, light to deep")
-    heading = "      scroll to    frees             shape  the message"
+    heading = "      scroll to    frees             shape why      the message"
     lines.append(heading + (" there" if len(heading) + 6 <= style.width else ""))
-    quote_room = max(style.width - 46, 12)
+    quote_room = max(style.width - 55, 12)
     for stop in chosen:
         lines.append(_row(stop, stop.uuid == analysis.pick, quote_room, style))
     return lines
@@ -142,11 +142,34 @@ def _older_count(analysis: Analysis, chosen: list[Stop]) -> int:
 def _row(stop: Stop, picked: bool, quote_room: int, style: Style) -> str:
     arrow = style.paint("→", "1;32") if picked else " "
     shape = (stop.shape or "").ljust(5)
-    if stop.event and stop.shape != Event(stop.event).mark:  # the session's break there too
-        shape = f"{stop.shape or ''}{Event(stop.event).mark}".ljust(5)
+    event = Event(stop.event) if stop.event else None
+    if event and stop.shape != event.mark and not stop.reasons:
+        shape = f"{stop.shape or ''}{event.mark}".ljust(5)  # the session's break there too
     quote = _quote(stop.quote, quote_room)
-    text = f"   {arrow}  below~{stop.below:<4} {bar(stop.frees)} {stop.frees:4.0%}  {shape} {quote}"
+    why = why_text(stop).ljust(8)
+    frees = f"{bar(stop.frees)} {stop.frees:4.0%}"
+    text = f"   {arrow}  below~{stop.below:<4} {frees}  {shape} {why} {quote}"
     return style.paint(text, "1") if picked and style.color else text
+
+
+_WHY = {"work finished": "done", "git branch": "⎇", "compaction": "✂", "pause": "⏸"}
+
+
+def why_text(stop: Stop) -> str:
+    """What graded a zone, short: the words' multiple, then its cues.
+
+    >>> s = Stop("u", 1, 1, True, 0.5, 0.5, 90, 9, "●●●", "●●●", 4.2, "", "")
+    >>> s.reasons = ["words", "work finished", "pause"]
+    >>> why_text(s)
+    '4x done⏸'
+    """
+    parts = []
+    for reason in stop.reasons or ():
+        if reason == "words":
+            parts.append(f"{stop.multiple:.0f}x " if stop.multiple is not None else "words ")
+        else:
+            parts.append(_WHY.get(reason, reason))
+    return "".join(parts).strip()
 
 
 def bar(share: float, cells: int = BAR_CELLS) -> str:

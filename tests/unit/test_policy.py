@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 
 from keepd.config import NotifyConfig
 from keepd.core.analysis import Analysis, Stop
@@ -78,8 +79,19 @@ def test_no_notice_without_a_clear_break_or_when_it_frees_too_little() -> None:
 
 def test_urgent_near_auto_compact_even_without_a_break() -> None:
     notice = decide(analysis(0.85, grade=None, pick=False), "s1", CONFIG, Memory(), NOW)
-    assert notice is not None and notice.urgent and notice.key == "urgent:new"
+    # The trade's middle is the stop before the newest: the notice names the one before it.
+    assert notice is not None and notice.urgent and notice.key == "urgent:old"
     assert "auto-compact is near" in notice.title and "no clear break" in notice.body
+
+
+def test_an_urgent_notice_names_the_very_end_only_for_a_clear_break() -> None:
+    clear = decide(analysis(0.85), "s1", CONFIG, Memory(), NOW)
+    assert clear is not None and clear.key == "urgent:new"
+    step = decide(analysis(0.85, grade="●●"), "s1", CONFIG, Memory(), NOW)
+    assert step is None  # nothing graded or traded before the end
+    alone = analysis(0.85, grade=None, pick=False)
+    alone = dataclasses.replace(alone, trade=["new", "end"])
+    assert decide(alone, "s1", CONFIG, Memory(), NOW) is None
 
 
 def test_once_per_session_and_stop_muted_or_paused() -> None:

@@ -1,0 +1,115 @@
+"""Cues beyond words: finished work, prompts that start work or carry none, files, numbers."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from keepd.core.cues import BARE, CLEARS, FINISHED, STARTS, message_marks, prompt_marks
+from keepd.core.session import SessionState
+from keepd.core.tree import Scope
+from tests.unit.builders import Chain, tool_result, tool_use_block
+
+
+def edit(chain: Chain, path: str) -> None:
+    """An Edit tool call on `path` and its result."""
+    tool_id = f"toolu_{chain.prefix}{len(chain.entries):03d}"
+    chain.reply([tool_use_block(tool_id, "Edit", file_path=path, old_string="a")])
+    call = chain.last
+    assert call is not None
+    chain.add(tool_result(f"r{len(chain.entries):03d}", call, tool_id, "ok"))
+
+
+def cues_of(chain: Chain, *, compact: bool = False) -> SessionState:
+    state = SessionState(Scope.WHOLE, compact=compact, detail=not compact)
+    state.feed(chain.jsonl())
+    return state
+
+
+def test_a_commit_push_merge_or_pull_request_finishes_work_in_a_bash_call_only() -> None:
+    for command in (
+        "git commit -m 'fix'",
+        "git add -A && git push origin main",
+        "git -C repo merge feature",
+        "gh pr create --fill",
+        "gh pr merge 12 --squash",
+    ):
+        assert message_marks("Bash", {"command": command})[0] & FINISHED, command
+    for command in ("git status", "git log --oneline", "gh pr view 3"):
+        assert not message_marks("Bash", {"command": command})[0] & FINISHED, command
+    assert message_marks("Write", {"command": "git commit"}) == (0, ())
+
+
+def test_prompts_that_start_work_or_carry_none() -> None:
+    assert prompt_marks("Implement the following plan:\n\n# Caching") == STARTS
+    assert prompt_marks("<command-name>/speckit.implement</command-name>") == STARTS
+    assert prompt_marks("<command-name>/clear</command-name>") == BARE | CLEARS
+    assert prompt_marks("<command-name>/model</command-name>") == BARE
+    assert prompt_marks("<bash-input>npm test</bash-input>") == BARE
+    assert prompt_marks("Commit.") == BARE
+    assert prompt_marks("commit the parser and then add caching") == 0
+
+
+def test_work_finished_in_the_turn_before_a_stop_marks_that_stop() -> None:
+    chain = Chain()
+    chain.prompt("fix the parser")
+    chain.tool_call("git commit -am 'parser'", "[main 1a2b3c] parser")
+    chain.prompt("now the docs site")  # the turn before it committed
+    chain.reply("on it")
+    chain.prompt("and its images")
+    cues = cues_of(chain).stop_cues()
+    assert cues.finished.tolist() == [False, True, False]
+
+
+def test_files_the_work_after_a_stop_touches_for_the_first_time() -> None:
+    chain = Chain()
+    chain.prompt("parser")
+    edit(chain, "/r/parser.py")
+    chain.prompt("parser tests")
+    edit(chain, "/r/parser.py")
+    edit(chain, "/r/test_parser.py")
+    chain.prompt("docs")
+    edit(chain, "/r/docs/index.md")
+    edit(chain, "/r/docs/usage.md")
+    cues = cues_of(chain).stop_cues()
+    assert cues.touched.tolist() == [1, 2, 2]
+    assert cues.fresh.tolist() == [1, 1, 2]
+    assert np.allclose(cues.fresh_share(1), [1.0, 0.5, 1.0])
+    assert np.allclose(cues.fresh_share(3), [4 / 5, 3 / 4, 1.0])
+
+
+def test_a_prompt_naming_an_issue_or_pull_request_for_the_first_time() -> None:
+    chain = Chain()
+    chain.prompt("look at issue #12")
+    chain.prompt("and PR 40 that fixes #12")
+    chain.prompt("#12 again")
+    chain.prompt("the colour #fff and &#38;")
+    cues = cues_of(chain).stop_cues()
+    assert cues.new_number.tolist() == [True, True, False, False]
+
+
+def test_the_prompt_after_clear_starts_work() -> None:
+    chain = Chain()
+    chain.prompt("parser")
+    chain.prompt("<command-name>/clear</command-name>")
+    chain.prompt("docs site")
+    cues = cues_of(chain).stop_cues()
+    assert cues.after_clear().tolist() == [False, False, True]
+
+
+def test_cues_kept_line_by_line_in_a_compact_state_equal_a_whole_reading() -> None:
+    chain = Chain()
+    for turn in range(6):
+        chain.prompt(f"step {turn} of the parser, see #{turn % 3}")
+        edit(chain, f"/r/part{turn % 4}.py")
+        if turn % 2:
+            chain.tool_call("git push", "ok")
+    data = chain.jsonl()
+    follower = SessionState(Scope.CURRENT, compact=True, detail=False)
+    for line in data.splitlines(keepends=True):
+        follower.feed(line)
+        follower.branch()  # indexing at once thins what it read, as the daemon's state does
+    whole = cues_of(chain)
+    for name in ("finished", "marks", "new_number", "touched", "fresh"):
+        assert getattr(follower.stop_cues(), name).tolist() == getattr(
+            whole.stop_cues(), name
+        ).tolist()
