@@ -330,7 +330,11 @@ def _with_cues(
         best = _past_bare(curve.sc, usable, bare, k, wiggle)
         multiple = round(float(heights[best]), 2)
         out.append(Zone(k, best, best, Grade.CLEAR, multiple, reasons=cued[k], cued=True))
-    return sorted(out, key=lambda zone: zone.best)
+    strongest: dict[int, Zone] = {}  # a raised zone may move onto another zone's stop
+    for zone in out:
+        if zone.best not in strongest or _rank(zone) > _rank(strongest[zone.best]):
+            strongest[zone.best] = zone
+    return sorted(strongest.values(), key=lambda zone: zone.best)
 
 
 def _usable(curve: Curve, frees: FloatArray, tuning: Tuning) -> npt.NDArray[np.bool_]:

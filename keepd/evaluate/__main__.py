@@ -9,11 +9,12 @@ import time
 from pathlib import Path
 
 from keepd.core.grade import DEFAULT_TUNING, Grade
-from keepd.evaluate import labels
+from keepd.evaluate import labels, replay, variants
 from keepd.evaluate.cases import (
     CALIBRATION,
     HELD_OUT,
     Case,
+    corpus_sessions,
     find_shared,
     labelled_cases,
     single_cases,
@@ -43,6 +44,8 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="keepd-eval-") as folder:
         out = Path(folder)
         started = time.perf_counter()
+        read = {source: labels.load(shared, source.path) for source in labels.sources(shared)}
+        every_label = [case for found in read.values() for case in found]
         for title, groups in (("calibration", CALIBRATION), ("held out", HELD_OUT)):
             cases = {group.title: group.cases(shared, out, args.count) for group in groups}
             if title == "calibration":
@@ -52,7 +55,17 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{title} (seeds {seeds})\n")
             print(_table(prepared))
             print(f"\n{_outranking(prepared)}\n")
-        print(_labelled(shared))
+            for group in groups:
+                misses = variants.join_misses(prepared[group.title], every_label)
+                print(f"{group.title}: {misses}")
+            print()
+            if title == "calibration":
+                calibration = next(found for s, found in read.items() if not s.held_out)
+                joins = {group.title: prepared[group.title] for group in groups}
+                print(variants.variant_table(calibration, joins), "\n")
+                print(variants.cue_rates(calibration), "\n")
+        print(_labelled(read))
+        print(_replayed(shared, every_label))
         print(_singles(single_cases(shared)))
         print(f"\n{time.perf_counter() - started:.1f} s; tails 8-15 prompts per piece; seeds fixed")
     return 0
@@ -91,11 +104,10 @@ def _labelled_row(outcome: Outcome) -> str:
     )
 
 
-def _labelled(shared: Path) -> str:
-    """The readers' boundaries (corpus/labels): task switches, ●●● zones, the newest piece."""
+def _labelled(read: dict[labels.Source, list[labels.Labelled]]) -> str:
+    """The readers' boundaries: task switches, ●●● zones, the newest piece."""
     parts = []
-    for source in labels.sources(shared):
-        found = labels.load(shared, source.path)
+    for source, found in read.items():
         scores = [labels.score_session(case) for case in found]
         words = [labels.score_words(case) for case in found]
         role = "held out" if source.held_out else "calibration"
@@ -108,6 +120,15 @@ def _labelled(shared: Path) -> str:
             "",
         ]
     return "\n".join(parts)
+
+
+def _replayed(shared: Path, labelled: list[labels.Labelled]) -> str:
+    """Every corpus session followed turn by turn through the daemon's notice policy."""
+    runs = [replay.replay(path) for path in corpus_sessions(shared)]
+    by_name = {case.name: case for case in labelled}
+    found = replay.rows(runs, by_name)
+    summary = replay.line(replay.summarise(runs, by_name))
+    return f"notices, replayed\n\n{table(replay.ROW_HEADERS, found)}\n\n{summary}\n"
 
 
 def _singles(cases: list[Case]) -> str:

@@ -21,9 +21,9 @@ def _cues(finished: Sequence[int] = (), bare: Sequence[int] = ()) -> StopCues:
     return StopCues(done, marks, cues.new_number, cues.touched, cues.fresh)
 
 
-def _events(pauses: list[int]) -> EventCodes:
+def _events(pauses: Sequence[int]) -> EventCodes:
     codes = np.zeros(N, dtype=np.int8)
-    codes[pauses] = EVENTS.index(Event.PAUSE)
+    codes[list(pauses)] = EVENTS.index(Event.PAUSE)
     return codes
 
 
@@ -79,3 +79,20 @@ def test_a_content_free_prompt_gives_way_to_the_prompt_after_it_on_a_tie() -> No
     sc[31] = sc[30] - 0.001
     both = grade(_curve(sc), _frees(), cues=_cues(bare=[30, 31]))
     assert both.pick is not None and both.pick.best == 30
+
+
+def test_one_zone_per_stop_when_raised_and_cued_zones_meet() -> None:
+    """A raised zone moves to its cued stop (and past a bare prompt), where a zone the cues
+    alone made may stand: random curves and cues, one zone per stop."""
+    rng = np.random.default_rng(0)
+    for _ in range(400):
+        sc = _falling(int(rng.integers(1000)))
+        sc[: int(rng.integers(10, 50)) + 1] += rng.uniform(0.01, 0.06)
+        picked = [rng.choice(N, int(rng.integers(lo, hi)), replace=False) for lo, hi in _DRAWS]
+        finished, paused, bare = ([int(k) for k in ks] for ks in picked)
+        found = grade(_curve(sc), _frees(), events=_events(paused), cues=_cues(finished, bare))
+        bests = [zone.best for zone in found.zones]
+        assert len(bests) == len(set(bests)), bests
+
+
+_DRAWS = ((1, 8), (0, 5), (0, 8))  # how many stops finish work, pause, carry no content
