@@ -43,11 +43,11 @@ BUILT_IN = frozenset(
 )
 _BARE_WORDS = frozenset({"commit", "commit this", "push", "commit and push", "exit", "quit"})
 _PLAN = "implement the following plan"
+_NAMING = frozenset({"pr", "issue", "ticket", "pull"})
 _NUMBER = re.compile(
     r"(?:(?<![\w&/])#|\b(?:pr|pull request|issue|ticket)\s*#?\s*|/(?:pull|issues)/)(\d{1,6})\b",
     re.I,
 )
-FILE_KEYS = ("file_path", "notebook_path")
 
 
 def message_marks(tool: Any, value: Any) -> tuple[int, tuple[str, ...]]:
@@ -60,13 +60,14 @@ def message_marks(tool: Any, value: Any) -> tuple[int, tuple[str, ...]]:
     """
     if type(value) is not dict:
         return 0, ()
-    command = value.get("command")
     marks = 0
-    if type(command) is str and tool == "Bash":
-        marks = FINISHED * bool(_FINISHING.search(command))
-        marks |= BRANCHED * bool(_BRANCHING.search(command))
-    files = tuple(path for key in FILE_KEYS if type(path := value.get(key)) is str and path)
-    return marks, files
+    if tool == "Bash":
+        command = value.get("command")
+        if type(command) is str and ("git" in command or "gh " in command):
+            marks = FINISHED * bool(_FINISHING.search(command))
+            marks |= BRANCHED * bool(_BRANCHING.search(command))
+    path = value.get("file_path") or value.get("notebook_path")
+    return marks, (path,) if type(path) is str else ()
 
 
 def prompt_marks(text: str) -> int:
@@ -104,7 +105,13 @@ def named_numbers(text: str) -> tuple[str, ...]:
     ('142', '57', '143')
     >>> named_numbers("use &#38; and color #fff, step 2")
     ()
+    >>> named_numbers("see https://github.com/o/r/pull/143/files"), named_numbers("pr 7")
+    (('143',), ('7',))
     """
+    lowered = text.lower()
+    marked = "#" in text or "/pull/" in lowered or "/issues/" in lowered
+    if not marked and not _NAMING.intersection(lowered.split()):
+        return ()  # most prompts name none: the pattern is not run on them
     return tuple(match.group(1) for match in _NUMBER.finditer(text))
 
 

@@ -10,10 +10,12 @@ from pathlib import Path
 import numpy as np
 
 from keepd.core.grade import DEFAULT_TUNING
-from keepd.evaluate import plots, ranks, sessions, speed, sweep, zones
+from keepd.evaluate import plots, ranks, readers_doc, sessions, speed, sweep, zones
 from keepd.evaluate.dialogue import DatasetResult, Row
+from keepd.evaluate.labels import Labelled, Source
 from keepd.evaluate.markdown import image, number, percent, table
 from keepd.evaluate.picks import Choice, MethodRows, Timed, exact, within_one
+from keepd.evaluate.replay import Replayed
 from keepd.evaluate.score import Prepared
 from keepd.evaluate.sessions import GroupCases
 
@@ -48,6 +50,8 @@ class Run:
     appends: list[speed.Append]
     daemon: str
     seconds: float
+    readers: dict[Source, list[Labelled]]
+    replayed: list[Replayed]
 
 
 def write(run: Run, out: Path) -> Path:
@@ -56,6 +60,8 @@ def write(run: Run, out: Path) -> Path:
         _header(run),
         _segmentation(run),
         _sessions(run),
+        readers_doc.readers_section(run.readers, run.groups),
+        readers_doc.replay_section(run.replayed, _every_label(run)),
         _methods(run),
         _tail(run),
         _zones(run),
@@ -65,6 +71,10 @@ def write(run: Run, out: Path) -> Path:
     path = out / "EVALUATION.md"
     path.write_text("\n\n".join(parts) + "\n", encoding="utf-8")
     return path
+
+
+def _every_label(run: Run) -> list[Labelled]:
+    return [case for found in run.readers.values() for case in found]
 
 
 def _figures(run: Run, out: Path) -> None:
@@ -123,7 +133,9 @@ aside. The whole run took {run.seconds:.0f} s on {run.machine}.{tiny}
 
 What is measured and why is in `../shared/docs/evaluation.md`. Calibration data and held-out
 data are kept apart throughout: the grade constants were chosen on the calibration joins
-(seeds 7, 11, 13); everything marked held out was never used to choose anything."""
+(seeds 7, 11, 13) and the calibration labels (`../shared/corpus/labels/boundaries.json`);
+everything marked held out was never used to choose anything ("Which data chose each
+constant" lists them)."""
 
 
 def _segmentation(run: Run) -> str:

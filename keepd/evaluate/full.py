@@ -14,11 +14,12 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from keepd.evaluate import dialogue, picks, ranks, speed, sweep, zones
+from keepd.evaluate import dialogue, labels, picks, ranks, replay, speed, sweep, zones
 from keepd.evaluate.cases import (
     CALIBRATION,
     HELD_OUT,
     TAILS,
+    corpus_sessions,
     find_shared,
     forget_transcripts,
     labelled_cases,
@@ -98,6 +99,10 @@ def collect(shared: Path, scale: Scale, out: Path) -> Run:
         multiples = zones.collect(stitched, singles, scale.simulated, scale.shuffles)
         _log("robustness sweep")
         sweeps = _sweep(groups, labelled)
+        _log("readers' labels, replayed notices")
+        readers = {source: labels.load(shared, source.path) for source in labels.sources(shared)}
+        paths = corpus_sessions(shared)
+        replayed = [replay.replay(path) for path in (paths[:3] if scale.tiny else paths)]
         return Run(
             shared=shared,
             tiny=scale.tiny,
@@ -117,6 +122,8 @@ def collect(shared: Path, scale: Scale, out: Path) -> Run:
             appends=appends,
             daemon=daemon,
             seconds=0.0,
+            readers=readers,
+            replayed=replayed,
         )
 
 

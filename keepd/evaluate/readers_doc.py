@@ -1,0 +1,134 @@
+"""The sections of docs/EVALUATION.md on grades as people see them and on replayed notices."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from keepd.core.grade import DEFAULT_TUNING
+from keepd.daemon.policy import NEWEST
+from keepd.evaluate import labels, replay, variants
+from keepd.evaluate.labels import Labelled, Source
+from keepd.evaluate.markdown import table
+from keepd.evaluate.sessions import GroupCases
+
+
+def readers_section(read: dict[Source, list[Labelled]], groups: Sequence[GroupCases]) -> str:
+    calibration = next((found for s, found in read.items() if not s.held_out), [])
+    joins = {
+        group.title: group.cases for group in groups if not group.held_out and not group.independent
+    }
+    every = [case for found in read.values() for case in found]
+    parts = [
+        f"""## Grades as people see them
+
+Two readers, each alone, marked on the prompts of real sessions (with the minutes since the
+previous prompt and the git branch) every prompt where a new piece of work begins, as a
+*task* (a different goal) or a *step* (the same task goes on), and where the work still going
+on at the end began (*newest*). Calibration: `../shared/corpus/labels/boundaries.json`
+({len(calibration)} sessions); held out: `keepd/evaluate/data/held_out_labels.json`, labelled
+the same way and never used to choose anything. Only what both readers say is scored:
+a *task switch* is a stop both call a task (within one stop of each other), found when a ●●●
+zone lies within one stop of it; a ●●● zone is *off any boundary* when neither reader marked
+a stop within one of it; the pick is scored where both readers' newest agree within one stop
+(a newest of 0, one piece of work throughout: right when nothing is picked).
+
+Every curve covers the whole history, with the session's own events and cues.""",
+    ]
+    for source, found in read.items():
+        scores = [labels.score_session(case) for case in found]
+        words = [labels.score_words(case) for case in found]
+        role = "held out" if source.held_out else "calibration"
+        parts.append(
+            f"### {role}: {source.title}, {len(found)} sessions\n\n"
+            + table(labels.ROW_HEADERS, labels.session_rows(scores))
+            + f"\n\n- keepd: {labels.summarise(scores).line()}"
+            + "\n- the words and session events alone (before the cues): "
+            + labels.summarise(words).line()
+        )
+    parts.append(
+        f"""### What each cue adds (calibration)
+
+Each row runs keepd's grading with one cue taken out or another counted as if it were work
+finished; the labels are the calibration readers', the joins the calibration joins (tails
+8-15). The words' own ●●● zones outrank the ●●● zones cues made, in every row.
+
+{variants.variant_table(calibration, joins)}
+
+How often each cue is present at the stops both readers call a task, at stops only marked
+otherwise (a step, or a task by one reader), and at stops nobody marked (calibration):
+
+{variants.cue_rates(calibration)}
+
+### Where the joins' missed picks land
+
+A join's gold stop is its junction, but its last piece is a real session with task switches
+of its own; the readers labelled every corpus session (both files), so a pick past the junction
+can be checked against them:
+
+{_misses(groups, every)}"""
+    )
+    parts.append(_constants())
+    return "\n\n".join(parts)
+
+
+def _misses(groups: Sequence[GroupCases], every: Sequence[Labelled]) -> str:
+    return "\n".join(
+        f"- {group.label}: {variants.join_misses(group.cases, every)}."
+        for group in groups
+        if not group.independent
+    )
+
+
+def _constants() -> str:
+    t = DEFAULT_TUNING
+    rows = [
+        [
+            f"●●● / ●● / ● at {t.clear:g} / {t.subtopic:g} / {t.faint:g} wiggles; rise "
+            f"{t.clear_rise:g}; windows {t.ahead} / {t.behind}; rise weight {t.rise_weight:g}; "
+            f"kept power {t.kept_power:g}",
+            "the calibration joins (seeds 7, 11, 13), earlier sessions; the sweep below",
+        ],
+        [
+            f"floors: {t.min_kept_uses} word uses, {t.min_kept_share:.0%} of them, "
+            f"frees {t.min_frees:.0%}",
+            "the calibration joins",
+        ],
+        [
+            f"a pause is {t.pause_minutes:g} minutes or more before a prompt",
+            "the six sessions of corpus/labels/newest_piece.json, in earlier work",
+        ],
+        [
+            f"{t.cued_clear} cues (work finished, a session event) make ●●● alone; "
+            f"{t.cued_raise} cue next to a ●● zone raises it",
+            "boundaries.json and the calibration joins: the table of what each cue adds",
+        ],
+        [
+            "work finished: git commit / push / merge, gh pr create / merge in a Bash call",
+            "the corpus's tool calls (the commands people's sessions run)",
+        ],
+        [
+            "the tie rule: a content-free prompt gives way to the next prompt within one wiggle",
+            "no constant of its own (the wiggle)",
+        ],
+        [
+            f"urgent notices skip the {NEWEST + 1} newest stops unless ●●● there",
+            "the replay of every corpus session below (no labels used)",
+        ],
+    ]
+    return "### Which data chose each constant\n\n" + table(["constant", "chosen on"], rows)
+
+
+def replay_section(runs: Sequence[replay.Replayed], labelled: Sequence[Labelled]) -> str:
+    by_name = {case.name: case for case in labelled}
+    return f"""## Notices, replayed
+
+Every corpus session followed as the daemon follows it, one turn at a time: after each turn
+(when the session is quiet) the daemon's own policy (`keepd.daemon.policy.decide`, default
+settings) runs on a compact session state with a clock set to the newest entry's time, and a
+notice sent is remembered as the daemon does. "stop" is the stop's position in the current
+context and how many picker entries lie below it; "at a task" says, for labelled sessions,
+whether a reader calls a stop within one of it a task.
+
+{table(replay.ROW_HEADERS, replay.rows(runs, by_name))}
+
+{replay.line(replay.summarise(runs, by_name))}."""
