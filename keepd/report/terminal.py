@@ -10,6 +10,7 @@ from keepd.report.chart import LABEL, chart_lines, columns
 
 MAX_ROWS = 8
 BAR_CELLS = 8
+WHY_QUOTE = 16  # the "why" column shows when this much room is left for the quote
 _PARTS = " ▏▎▍▌▋▊▉"
 
 
@@ -114,11 +115,13 @@ def _rows(analysis: Analysis, style: Style) -> list[str]:
         lines.append(f"        ↑ {older} older")
     if not analysis.pick:
         lines.append("  No clear break: the trade, light to deep")
-    heading = "      scroll to    frees             shape why      the message"
+    why = style.width - 55 >= WHY_QUOTE  # room for the "why" column and a useful quote
+    heading = "      scroll to    frees             shape " + ("why      " if why else "")
+    heading += "the message"
     lines.append(heading + (" there" if len(heading) + 6 <= style.width else ""))
-    quote_room = max(style.width - 55, 12)
+    quote_room = max(style.width - (55 if why else 46), 12)
     for stop in chosen:
-        lines.append(_row(stop, stop.uuid == analysis.pick, quote_room, style))
+        lines.append(_row(stop, stop.uuid == analysis.pick, quote_room, style, why=why))
     return lines
 
 
@@ -139,16 +142,16 @@ def _older_count(analysis: Analysis, chosen: list[Stop]) -> int:
     return first
 
 
-def _row(stop: Stop, picked: bool, quote_room: int, style: Style) -> str:
+def _row(stop: Stop, picked: bool, quote_room: int, style: Style, *, why: bool) -> str:
     arrow = style.paint("→", "1;32") if picked else " "
     shape = (stop.shape or "").ljust(5)
     event = Event(stop.event) if stop.event else None
     if event and stop.shape != event.mark and not stop.reasons:
         shape = f"{stop.shape or ''}{event.mark}".ljust(5)  # the session's break there too
     quote = _quote(stop.quote, quote_room)
-    why = why_text(stop).ljust(8)
+    reasons = f"{why_text(stop):<8} " if why else ""
     frees = f"{bar(stop.frees)} {stop.frees:4.0%}"
-    text = f"   {arrow}  below~{stop.below:<4} {frees}  {shape} {why} {quote}"
+    text = f"   {arrow}  below~{stop.below:<4} {frees}  {shape} {reasons}{quote}"
     return style.paint(text, "1") if picked and style.color else text
 
 
