@@ -117,8 +117,10 @@ def test_example_each_way(example: Path, how: str) -> None:
 # The corpus sessions a cut is refused on, and why. Each was captured in the middle of
 # something: a tool call still running (its result not yet written), a prompt typed while a
 # sub-agent ran (the call's result lands on a side branch the conversation left), or parallel
-# output whose result line stands before its call's in the file, which the loader's file-order
-# pull-in keeps (a cut would send the result first).
+# output whose result line stands before its call's in the file. That last one is keepd's own
+# gap: its pull-in of parallel lines orders them by file, while the real client (2.1.332,
+# resumed on that session) sends the call first; until the branch orders them so, the cut's
+# safety check rightly refuses.
 REFUSED = {
     "Beep206__CyberVPN__8e_d0e76731ba_5_full.jsonl": "without its result",
     "Beep206__CyberVPN__9c_010c599120_0_full.jsonl": "no result yet",
