@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from keepd._version import __version__
+from keepd.cli_options import CommandParser, window_option
 from keepd.errors import KeepdError
 
 if TYPE_CHECKING:
@@ -29,9 +30,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING)
     handler = getattr(args, "handler", None)
-    if handler is None:
-        parser.print_help()
-        return 0
+    if handler is None:  # `keepd` alone, or `keepd service`: a usage error, as git and pip do
+        parser.print_help(sys.stderr)
+        return 2
     try:
         code: int = handler(args)
     except KeepdError as error:
@@ -55,7 +56,9 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"keepd {__version__}")
     parser.add_argument("-v", "--verbose", action="store_true", help="tracebacks and debug logs")
-    commands = parser.add_subparsers(title="commands", metavar="COMMAND")
+    commands = parser.add_subparsers(
+        title="commands", metavar="COMMAND", parser_class=CommandParser
+    )
     report = commands.add_parser("report", help="print where to stop in one or more sessions")
     _session_arguments(report, "sessions", "*")
     report.add_argument("--json", action="store_true", help="machine-readable output")
@@ -93,7 +96,7 @@ def _session_arguments(command: argparse.ArgumentParser, dest: str, nargs: str) 
     )
     command.add_argument("--whole", action="store_true", help="the full history, uncompacted")
     command.add_argument("--example", action="store_true", help="the bundled example session")
-    command.add_argument("--window", type=int, help="context window in tokens (default: 200k)")
+    window_option(command)
 
 
 def _report(args: argparse.Namespace) -> int:

@@ -36,11 +36,15 @@ def add_commands(commands: Any) -> None:
     show.add_argument("--width", type=int, help="terminal width (default: detected)")
     mute = _simple(commands, "mute", "no notices for a session", _mute)
     mute.add_argument("session", metavar="SESSION", help="a path, a session id or a prefix")
-    mute.add_argument("--for", dest="minutes", type=float, metavar="MINUTES", help="default: ever")
+    mute.add_argument(
+        "--for", dest="minutes", type=float, metavar="MINUTES", help="default: until unmuted"
+    )
     unmute = _simple(commands, "unmute", "notices for a session again", _unmute)
     unmute.add_argument("session", metavar="SESSION", help="a path, a session id or a prefix")
     pause = _simple(commands, "pause", "no notices at all", _pause)
-    pause.add_argument("--for", dest="minutes", type=float, metavar="MINUTES", help="default: ever")
+    pause.add_argument(
+        "--for", dest="minutes", type=float, metavar="MINUTES", help="default: until resumed"
+    )
     _simple(commands, "resume", "notices again after a pause", _resume)
     _simple(commands, "rescan", "look at every session file again", _rescan)
 

@@ -272,11 +272,19 @@ def _footer(analysis: Analysis) -> str:
 
 
 def note_name(analysis: Analysis) -> str:
-    """The note's file name: the session id when it is a safe file name, else a hash of it."""
+    """The note's file name: the session id when it is a safe file name, else a hash of it.
+
+    Only the session's own file (`<session id>.jsonl`) gets the plain name: a copy, a fork or
+    any other file with the same id adds a hash of its path, so its report never replaces the
+    real session's note.
+    """
     ident = analysis.session_id or (Path(analysis.path).stem if analysis.path else "") or "session"
-    if _SAFE_NAME.fullmatch(ident) and ident not in {".", ".."}:
-        return f"{ident}.html"
-    return f"session-{hashlib.sha256(ident.encode()).hexdigest()[:16]}.html"
+    if not (_SAFE_NAME.fullmatch(ident) and ident not in {".", ".."}):
+        return f"session-{hashlib.sha256(ident.encode()).hexdigest()[:16]}.html"
+    if analysis.path and Path(analysis.path).stem != ident:
+        where = str(Path(analysis.path).resolve()).encode()
+        return f"{ident[:100]}-{hashlib.sha256(where).hexdigest()[:8]}.html"
+    return f"{ident}.html"
 
 
 def write_note(analysis: Analysis, directory: Path | None = None) -> Path:

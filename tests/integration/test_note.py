@@ -15,9 +15,9 @@ from keepd.api import analyse_file
 from keepd.cli import main
 from keepd.core.analysis import Analysis
 from keepd.paths import example_session
-from keepd.report.note import write_note
+from keepd.report.note import note_name, write_note
 from tests.integration.browser import Browser, chromium, png_colors
-from tests.unit.hostile import SESSION_ID, hostile_session
+from tests.unit.hostile import hostile_session
 
 PROBE = """JSON.stringify({
   title: document.title,
@@ -147,7 +147,7 @@ def test_note_command_prints_the_file_uri(
     source.write_bytes(hostile_session())
     assert main(["note", str(source), "--dir", str(tmp_path / "out")]) == 0
     out = capsys.readouterr().out
-    assert out == (tmp_path / "out" / f"{SESSION_ID}.html").as_uri() + "\n"
+    assert out == (tmp_path / "out" / note_name(analyse_file(source))).as_uri() + "\n"
 
 
 def test_note_command_cannot_write(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -167,7 +167,7 @@ def test_report_writes_the_note_and_links_it_last(
     assert note.is_relative_to(private_home) and note.name.endswith(".html")
     assert note.stat().st_mode & 0o777 == 0o600
     analysis = analyse_file(example_session())
-    assert note.name == f"{analysis.session_id}.html"
+    assert note.name == note_name(analysis)
 
 
 def test_report_json_writes_no_note(private_home: Path) -> None:

@@ -19,7 +19,7 @@ from keepd.paths import example_session
 from keepd.report.instructions import block_start, summary_instructions, word_groups
 from keepd.report.note import note_name, render_note, write_note, write_private
 from keepd.report.svg import frame_of
-from tests.unit.hostile import ATTACKS, PROJECT, SESSION_ID, hostile_session
+from tests.unit.hostile import ATTACKS, PROJECT, hostile_session
 
 ALLOWED_TAGS = {
     "html", "head", "meta", "title", "style", "body", "main", "header", "h1", "h2", "p", "span",
@@ -170,7 +170,7 @@ def test_note_names_are_safe_file_names(ident: str, safe: bool) -> None:
 def test_write_note_is_private_and_atomic(tmp_path: Path, hostile: Analysis) -> None:
     folder = tmp_path / "deep" / "notes"
     path = write_note(hostile, folder)
-    assert path == folder / f"{SESSION_ID}.html"
+    assert path == folder / note_name(hostile)
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
     assert stat.S_IMODE(folder.stat().st_mode) == 0o700
     first = path.stat().st_ino
