@@ -115,7 +115,7 @@ def _report(args: argparse.Namespace) -> int:
         return 0
     from keepd.report.terminal import Style, render
 
-    style = Style(width=args.width or _width(), color=_color())
+    style = Style(width=args.width or _width(), color=_color(), legend=sys.stdout.isatty())
     for result in results:
         if result.example and not args.example:
             print("keepd: no Claude Code sessions found; showing the example", file=sys.stderr)

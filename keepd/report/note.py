@@ -10,7 +10,9 @@ from keepd._version import __version__
 from keepd.atomic import replace_file
 from keepd.core.analysis import Analysis, BlockInfo, Stop
 from keepd.core.events import Event
+from keepd.core.grade import FALLING_MARK
 from keepd.report.instructions import block_start, short, summary_instructions
+from keepd.report.legend import EVENT_WORDS, FALLING_WORDS, GRADE_WORDS, plain_words
 from keepd.report.note_assets import SCRIPT, STYLE, content_security_policy
 from keepd.report.svg import bar_svg, curve_svg, esc, frame_of, shape_text
 from keepd.report.terminal import keystrokes
@@ -70,6 +72,7 @@ def _header(analysis: Analysis) -> str:
         f'<p class="meta">project <b class="quote">{esc(analysis.project or "?")}</b></p>\n'
         f'<p class="meta">{"".join(f"<span>{fact}</span>" for fact in facts if fact)}</p>\n'
         + "".join(f'<p class="muted">{esc(note)}</p>\n' for note in notes)
+        + f'<p class="key">{esc(plain_words())}</p>\n'
         + "</header>"
     )
 
@@ -97,11 +100,11 @@ def _verdict(analysis: Analysis) -> str:
         )
         if items:
             body += (
-                f"\n<p>No zone reaches ●●, so here is the trade, light to deep:</p><ul>{items}</ul>"
+                f"\n<p>No zone reaches ●●, so here is {_trade_words(analysis)}:</p><ul>{items}</ul>"
             )
     elif items:
         body = (
-            "<p><b>No clear break</b>: no zone reaches ●●. The trade, light to deep:</p>\n"
+            f"<p><b>No clear break</b>: no zone reaches ●●. Here is {_trade_words(analysis)}:</p>\n"
             f"<ul>{items}</ul>"
         )
     else:
@@ -111,24 +114,24 @@ def _verdict(analysis: Analysis) -> str:
     return f'<section class="{kind}">\n{body}\n{keys}\n</section>'
 
 
-EVENT_WORDS = {
-    "branch": "the prompt is on another git branch",
-    "compaction": "right after a compaction",
-    "pause": "a pause of ten minutes or more before the prompt",
-}
-
-
 def _zone_words(stop: Stop) -> str:
     if not stop.grade:
         return ""
-    kinds = {"●●●": "a clear change of work", "●●": "a sub-topic", "●": "barely above the noise"}
-    shape = " (the curve holds, then falls away)" if stop.shape == "▔▔▁" else ""
+    kinds = dict(GRADE_WORDS)
+    shape = f" ({FALLING_WORDS})" if stop.shape == FALLING_MARK else ""
     if stop.event and stop.shape == Event(stop.event).mark:  # the event made this zone
         kinds["●●"] = "no zone in the words, but the session's own break"
         shape = f" ({EVENT_WORDS.get(stop.event, stop.event)})"
     multiple = f", {stop.multiple:g}× the wiggle" if stop.multiple else ""
     glyph = f'<span class="glyph">{esc(shape_text(stop.grade, stop.shape))}</span>'
     return f"Zone {glyph}: {esc(kinds.get(stop.grade, ''))}{shape}{multiple}."
+
+
+def _trade_words(analysis: Analysis) -> str:
+    count = len(analysis.trade)
+    if count > 1:
+        return f"the trade, {count} stops light to deep"
+    return "the one stop that keeps enough"
 
 
 def _trade(analysis: Analysis) -> list[tuple[str, str]]:

@@ -236,5 +236,5 @@ def test_a_block_that_starts_inside_a_turn_says_so() -> None:
 def test_a_pick_below_two_dots_comes_with_the_trade(hostile: Analysis) -> None:
     trade = [stop.uuid for stop in hostile.stops[2:5]]
     page = render_note(replace(hostile, trade=trade))
-    assert "Stop at below~" in page and "here is the trade, light to deep" in page
+    assert "Stop at below~" in page and "here is the trade, 3 stops light to deep" in page
     assert page.count('<tr class="pick"') == 1
