@@ -21,6 +21,8 @@ tar -tzf "$sdist" >"$out/sdist.txt"
 grep -q "keepd-$version/keepd/install/units/keepd.service" "$out/sdist.txt"
 "$python" -m zipfile -l "$wheel" >"$out/wheel.txt"
 grep -q "keepd/install/units/org.keepd.daemon.plist" "$out/wheel.txt"
+grep -q "keepd/data/icons/keepd-128.png" "$out/wheel.txt"
+grep -q "keepd/data/icons/keepd.svg" "$out/wheel.txt"
 echo "built $wheel and $sdist"
 "$python" packaging/release_check.py --dist "$out/dist" --tag "v$version"
 

@@ -11,6 +11,7 @@ from keepd.atomic import replace_file
 from keepd.core.analysis import Analysis, BlockInfo, Stop
 from keepd.core.events import Event
 from keepd.core.grade import FALLING_MARK
+from keepd.icons import favicon_uri
 from keepd.report.instructions import block_start, short, summary_instructions
 from keepd.report.legend import EVENT_WORDS, FALLING_WORDS, GRADE_WORDS, plain_words
 from keepd.report.note_assets import SCRIPT, STYLE, content_security_policy
@@ -40,6 +41,7 @@ def render_note(analysis: Analysis) -> str:
         '<meta name="color-scheme" content="light dark">\n'
         '<meta name="referrer" content="no-referrer">\n'
         f"<title>{esc(_title(analysis))}</title>\n"
+        f'<link rel="icon" type="image/svg+xml" href="{favicon_uri()}">\n'
         f"<style>{STYLE}</style>\n</head>\n<body>\n<main>\n"
         + "\n".join(section for section in sections if section)
         + f"\n</main>\n<script>{SCRIPT}</script>\n</body>\n</html>\n"

@@ -127,5 +127,5 @@ def content_security_policy() -> str:
         "default-src 'none'; "
         f"style-src '{_digest(STYLE)}'; "
         f"script-src '{_digest(SCRIPT)}'; "
-        "img-src 'none'; base-uri 'none'; form-action 'none'"
+        "img-src data:; base-uri 'none'; form-action 'none'"  # data: for keepd's favicon
     )

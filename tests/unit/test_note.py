@@ -15,6 +15,7 @@ import pytest
 
 from keepd.api import analyse_file, analyse_texts
 from keepd.core.analysis import Analysis, BlockInfo
+from keepd.icons import favicon_uri
 from keepd.paths import example_session
 from keepd.report.instructions import block_start, summary_instructions, word_groups
 from keepd.report.note import note_name, render_note, write_note, write_private
@@ -25,7 +26,7 @@ ALLOWED_TAGS = {
     "html", "head", "meta", "title", "style", "body", "main", "header", "h1", "h2", "p", "span",
     "b", "code", "q", "section", "ul", "li", "figure", "figcaption", "svg", "line", "text",
     "rect", "path", "polygon", "circle", "g", "table", "thead", "tbody", "tr", "th", "td", "pre",
-    "footer", "script",
+    "footer", "script", "link",
 }  # fmt: skip
 
 
@@ -76,6 +77,9 @@ def test_hostile_text_never_becomes_markup(hostile: Analysis) -> None:
     assert [name for name, _ in tags.tags].count("style") == 1
     for name, attrs in tags.tags:
         assert not any(key.startswith("on") for key in attrs), (name, attrs)
+        if name == "link":  # the one link: keepd's own icon, inline, never session text
+            assert attrs == {"rel": "icon", "type": "image/svg+xml", "href": favicon_uri()}
+            continue
         assert not {"href", "src", "xlink:href", "style"} & set(attrs), (name, attrs)
     for attack in ATTACKS:
         assert attack not in page
