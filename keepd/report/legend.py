@@ -4,39 +4,34 @@ the terminal and the note's plain-words header; both read the marks from where t
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import NamedTuple
 
 from keepd.core.events import Event
 from keepd.core.grade import FALLING_MARK, Grade
 
-GRADE_WORDS = {
-    Grade.CLEAR.value: "a clear change of work",
-    Grade.SUBTOPIC.value: "a sub-topic",
-    Grade.FAINT.value: "barely above the noise",
+
+class Words(NamedTuple):
+    """A mark's meaning in a sentence (the note) and in a word or two (the terminal's key)."""
+
+    long: str
+    short: str
+
+
+GRADES = {
+    Grade.CLEAR.value: Words("a clear change of work", "new work"),
+    Grade.SUBTOPIC.value: Words("a sub-topic", "sub-topic"),
+    Grade.FAINT.value: Words("barely above the noise", "faint"),
 }
-FALLING_WORDS = "the curve holds, then falls away"
-EVENT_WORDS = {
-    Event.BRANCH.value: "the prompt is on another git branch",
-    Event.COMPACTION.value: "right after a compaction",
-    Event.PAUSE.value: "a pause of ten minutes or more before the prompt",
+FALLING = Words("the curve holds, then falls away", "holds, falls")
+EVENTS = {
+    Event.BRANCH.value: Words("the prompt is on another git branch", "git branch"),
+    Event.COMPACTION.value: Words("right after a compaction", "compaction"),
+    Event.PAUSE.value: Words("a pause of ten minutes or more before the prompt", "pause"),
 }
-EVENT_SHORT = {
-    Event.BRANCH.value: "another git branch",
-    Event.COMPACTION.value: "a compaction",
-    Event.PAUSE.value: "a pause",
-}
+GRADE_WORDS = {mark: words.long for mark, words in GRADES.items()}
+EVENT_WORDS = {name: words.long for name, words in EVENTS.items()}
+FALLING_WORDS = FALLING.long
 WIGGLE_WORDS = "the curve's own noise (its median step)"
-# The terminal's key line is short: one line at 100 columns.
-GRADE_SHORT = {
-    Grade.CLEAR.value: "new work",
-    Grade.SUBTOPIC.value: "sub-topic",
-    Grade.FAINT.value: "faint",
-}
-FALLING_SHORT = "holds, falls"
-EVENT_MARKS = {
-    Event.BRANCH.value: "git branch",
-    Event.COMPACTION.value: "compaction",
-    Event.PAUSE.value: "pause",
-}
 
 
 def marks_key(shapes: Iterable[str], events: Iterable[str]) -> list[str]:
@@ -47,11 +42,11 @@ def marks_key(shapes: Iterable[str], events: Iterable[str]) -> list[str]:
     ['●●● new work', '▔▔▁ holds, falls', '⏸ pause']
     """
     shown, happened = set(shapes), set(events)
-    parts = [f"{mark} {words}" for mark, words in GRADE_SHORT.items() if mark in shown]
+    parts = [f"{mark} {words.short}" for mark, words in GRADES.items() if mark in shown]
     if FALLING_MARK in shown:
-        parts.append(f"{FALLING_MARK} {FALLING_SHORT}")
+        parts.append(f"{FALLING_MARK} {FALLING.short}")
     parts += [
-        f"{Event(name).mark} {words}" for name, words in EVENT_MARKS.items() if name in happened
+        f"{Event(name).mark} {words.short}" for name, words in EVENTS.items() if name in happened
     ]
     return parts
 
@@ -59,7 +54,7 @@ def marks_key(shapes: Iterable[str], events: Iterable[str]) -> list[str]:
 def plain_words() -> str:
     """The note's header: what every term of the page means, in one paragraph."""
     grades = ", ".join(f"{mark} {words}" for mark, words in GRADE_WORDS.items())
-    events = ", ".join(f"{Event(name).mark} {words}" for name, words in EVENT_SHORT.items())
+    events = ", ".join(f"{Event(name).mark} {words.short}" for name, words in EVENTS.items())
     return (
         "A place to stop is a prompt the rewind picker (Esc Esc) lists: summarizing up to it "
         "keeps everything from it on word for word. Self-containment (SC) is the share of the "

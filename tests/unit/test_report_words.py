@@ -11,7 +11,7 @@ from keepd.api import analyse_file
 from keepd.core.analysis import Analysis
 from keepd.paths import example_session
 from keepd.report.chart import MIN_SPAN, chart_lines
-from keepd.report.legend import GRADE_SHORT
+from keepd.report.legend import GRADES
 from keepd.report.note import render_note
 from keepd.report.terminal import Style, position, render
 
@@ -32,8 +32,8 @@ def test_the_key_line_is_shown_on_a_terminal_only() -> None:
     rows = [line for line in piped.splitlines() if position(19) in line]
     assert rows and f"{position('N')}: picker entries under it" in key
     # the example's rows show ●●● and ●● (and ▔▔▁), no ●: the key names what is shown
-    assert f"●●● {GRADE_SHORT['●●●']}" in key and f"●● {GRADE_SHORT['●●']}" in key
-    assert f" ● {GRADE_SHORT['●']}" not in key and "▔▔▁" in key
+    assert f"●●● {GRADES['●●●'].short}" in key and f"●● {GRADES['●●'].short}" in key
+    assert f" ● {GRADES['●'].short}" not in key and "▔▔▁" in key
     assert "⎇ git branch" in key  # the example's pick follows a branch switch
 
 
@@ -45,7 +45,7 @@ def test_the_note_says_what_its_words_mean() -> None:
         "Self-containment (SC)",
         "The wiggle is",
         "●●● a clear change of work",
-        "⎇ another git branch",
+        "⎇ git branch",
     ):
         assert words in key, words
 
