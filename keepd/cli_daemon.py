@@ -157,7 +157,8 @@ def _show(args: argparse.Namespace) -> int:
 
     width = args.width or max(shutil.get_terminal_size((80, 24)).columns, 40)
     color = sys.stdout.isatty() and "NO_COLOR" not in os.environ
-    sys.stdout.write(render(analysis_from_dict(data), Style(width=width, color=color)))
+    style = Style(width=width, color=color, legend=sys.stdout.isatty())
+    sys.stdout.write(render(analysis_from_dict(data), style))
     return 0
 
 

@@ -145,6 +145,18 @@ def test_help_shows_the_defaults() -> None:
 
 @pytest.mark.parametrize("options", [["--typo"], ["--plain", "--nope", "x"]])
 def test_the_status_line_exits_0_whatever_its_options(options: list[str]) -> None:
-    done = keepd("statusline", *options)
-    assert done.returncode == 0
-    assert done.stderr.startswith("keepd statusline: ignoring ")
+    for done in (keepd("statusline", *options), module("statusline", *options)):
+        assert done.returncode == 0
+        assert done.stderr.startswith("keepd statusline: ignoring ")
+
+
+def module(*args: str) -> subprocess.CompletedProcess[str]:
+    """`python -m keepd`, which must behave as the console script does."""
+    return subprocess.run(
+        [sys.executable, "-m", "keepd", *args],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
