@@ -24,7 +24,9 @@ PROBE = """JSON.stringify({
   pwned: typeof window.pwned,
   pwnedNodes: document.getElementsByTagName("pwned").length,
   scripts: document.scripts.length,
-  unwanted: document.querySelectorAll("img, iframe, a, link, base, object, embed").length,
+  unwanted: document.querySelectorAll(
+    "img, iframe, a, link:not([rel=icon]), base, object, embed").length,
+  icons: Array.from(document.querySelectorAll("link[rel=icon]"), (l) => l.href.slice(0, 26)),
   styles: document.querySelectorAll("style").length,
   points: document.querySelectorAll("svg.curve circle.pt").length,
   curves: document.querySelectorAll("svg.curve").length,
@@ -55,6 +57,7 @@ def assert_clean(found: dict[str, object], analysis: Analysis) -> None:
     assert title.startswith("keepd · ") and "pwned" not in title
     assert found["pwned"] == "undefined" and found["pwnedNodes"] == 0
     assert found["scripts"] == 1 and found["styles"] == 1 and found["unwanted"] == 0
+    assert found["icons"] == ["data:image/svg+xml;base64,"]  # keepd's icon, inline
     assert found["points"] == len(analysis.stops)
     assert found["rows"] == len(analysis.stops)
     assert found["curves"] == (1 if analysis.stops else 0)
