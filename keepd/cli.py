@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 INTERNAL_ERROR = 70
 CANNOT_WRITE = 73
+MIN_WIDTH = 40
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -115,7 +116,8 @@ def _report(args: argparse.Namespace) -> int:
         return 0
     from keepd.report.terminal import Style, render
 
-    style = Style(width=args.width or _width(), color=_color(), legend=sys.stdout.isatty())
+    width = max(args.width or _width(), MIN_WIDTH)  # --width 3 or -5 still gives a readable report
+    style = Style(width=width, color=_color(), legend=sys.stdout.isatty())
     for result in results:
         if result.example and not args.example:
             print("keepd: no Claude Code sessions found; showing the example", file=sys.stderr)
@@ -155,7 +157,7 @@ def _note(args: argparse.Namespace) -> int:
 
 
 def _width() -> int:
-    return max(shutil.get_terminal_size((80, 24)).columns, 40)
+    return max(shutil.get_terminal_size((80, 24)).columns, MIN_WIDTH)
 
 
 def _color() -> bool:

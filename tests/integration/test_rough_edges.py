@@ -56,6 +56,13 @@ def test_a_real_window_is_taken() -> None:
     assert "of 1000k" in done.stdout
 
 
+@pytest.mark.parametrize("width", ["-5", "3"])
+def test_a_tiny_width_still_gives_a_readable_report(width: str) -> None:
+    done = keepd("report", "--example", "--width", width)
+    assert done.returncode == 0, done.stderr
+    assert "keep  session 2bcaea32 · 319 messages" in done.stdout  # 40 columns at least
+
+
 @pytest.mark.parametrize("dry", [True, False])
 def test_an_empty_stdin_asks_for_keepds_gist(example: Path, dry: bool) -> None:
     """cron, scripts and IDE tasks run with stdin at /dev/null: that is no summary."""
