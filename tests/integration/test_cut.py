@@ -292,7 +292,7 @@ def test_dry_runs_show_and_write_nothing(
     assert main(["cut", EXAMPLE_ID, "--at", "below~3", "--summarize", "--dry-run"]) == 0
     out = capsys.readouterr().out
     assert "the summary (" in out and "keepd's extractive gist" in out
-    assert out.rstrip().endswith("dry run: nothing written")
+    assert out.rstrip().splitlines()[-1].startswith("  dry run: nothing written")
     assert main(["prune", EXAMPLE_ID, "--dry-run", "--notes"]) == 0
     out = capsys.readouterr().out
     assert "turn  what     score  tokens  prompt" in out and " recent " in out
