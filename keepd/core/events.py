@@ -3,7 +3,7 @@
 The words are the measure; these are what the session file says about how it was worked.
 In the labelled sessions, every branch switch and compaction, and seven of the eight pauses
 of ten minutes or more, fell within one stop of a place a reader marked as a new piece of
-work (README, "Grading"), so when the words show no clear break the latest of them is the
+work (docs/measure.md, "Grading"), so when the words show no clear break the latest of them is the
 pick. A session state keeps each stop's signals as its branch grows (`Signals`); turning
 them into events needs only the pause threshold, a grading constant.
 """

@@ -39,7 +39,7 @@ FALLING_MARK = "▔▔▁"
 
 @dataclass(frozen=True, slots=True)
 class Tuning:
-    """The constants of grading, calibrated in `keepd.evaluate` (README, "Grading")."""
+    """The constants of grading, calibrated in `keepd.evaluate` (docs/measure.md, "Grading")."""
 
     clear: float = 6.0
     subtopic: float = 4.0

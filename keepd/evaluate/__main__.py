@@ -88,7 +88,7 @@ def _table(groups: dict[str, list[Prepared]]) -> str:
 
 
 def _outranking(groups: dict[str, list[Prepared]]) -> str:
-    """Within one stop, were session events to outrank ●● zones (README, "Grading")."""
+    """Within one stop, were session events to outrank ●● zones (docs/measure.md, "Grading")."""
     parts = []
     for name, cases in groups.items():
         variant = summarise([judge_outranking(case, DEFAULT_TUNING) for case in cases])

@@ -229,7 +229,7 @@ How the zone at the junction (or one stop from it) is graded, and how the pick i
 
 Every session is scored with its own breaks (a git branch switch, a compaction, a pause of ten
 minutes or more before a prompt): when no zone reaches ●●, the latest stop one of them precedes
-is the pick (README, "Grading"). A stitched join keeps its pieces' breaks but none at a
+is the pick (docs/measure.md, "Grading"). A stitched join keeps its pieces' breaks but none at a
 junction: the stitcher hangs each piece a minute after the last, and pieces from other projects
 differ in git branch there, which would give the junction away.
 
