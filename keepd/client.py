@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from keepd.errors import DaemonUnavailableError, ProtocolError, RemoteError
+from keepd.glance_io import connect_unix
 from keepd.paths import socket_path
 from keepd.protocol import Request, decode_reply, encode_request
 
@@ -57,13 +58,12 @@ class Client:
 
     def _connect(self) -> socket.socket:
         target = self.path if self.path is not None else socket_path()
-        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        sock.settimeout(self.timeout)
         try:
-            sock.connect(str(target))
+            raw = connect_unix(str(target), self.timeout)
         except (OSError, ValueError) as error:
-            sock.close()
             raise DaemonUnavailableError(f"no daemon at {target}: {error}") from error
+        sock = socket.socket(fileno=raw.detach())
+        sock.settimeout(self.timeout)
         return sock
 
 

@@ -24,6 +24,7 @@ METHOD = "glance"
 REQUEST_ID = 1
 MAX_REPLY_BYTES = 1 << 16
 MAX_CACHE_BYTES = 1 << 16
+CONNECT_RETRY_SECONDS = 0.005
 THRESHOLD, URGENT = 0.60, 0.80  # the defaults of notify.threshold and notify.urgent
 _ID_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
 _WHITESPACE = " \t\n\r"
@@ -168,16 +169,37 @@ def ask_daemon(
 def _exchange(request: bytes, target: str, timeout: float) -> bytes:
     """Sends one line and reads one line back before the deadline."""
     deadline = time.monotonic() + timeout
-    sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     try:
-        sock.settimeout(timeout)
-        sock.connect(target)
+        sock = connect_unix(target, timeout)
+    except (OSError, ValueError) as error:
+        raise DaemonUnavailableError(f"no answer at {target}: {error}") from error
+    try:
         sock.sendall(request)
         return _read_line(sock, deadline)
     except (OSError, ValueError) as error:
         raise DaemonUnavailableError(f"no answer at {target}: {error}") from error
     finally:
         sock.close()
+
+
+def connect_unix(target: str, timeout: float) -> _socket.socket:
+    """A stream connection to `target` with `timeout` set; a full listen backlog (EAGAIN: the
+    daemon is accepting a burst of clients) is tried again until the timeout has passed."""
+    deadline = time.monotonic() + timeout
+    while True:
+        sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+        try:
+            sock.settimeout(timeout)
+            sock.connect(target)
+            return sock
+        except BlockingIOError:
+            sock.close()
+            if time.monotonic() + CONNECT_RETRY_SECONDS > deadline:
+                raise
+            time.sleep(CONNECT_RETRY_SECONDS)
+        except BaseException:
+            sock.close()
+            raise
 
 
 def _read_line(sock: _socket.socket, deadline: float) -> bytes:

@@ -19,6 +19,7 @@ from typing import IO, Any
 from keepd.config import Config, load_config
 from keepd.daemon import systemd
 from keepd.daemon.alerts import Alerts
+from keepd.daemon.descriptors import raise_limit
 from keepd.daemon.follow import Follower
 from keepd.daemon.glance import GlanceCache
 from keepd.daemon.live import Live, Where
@@ -46,6 +47,7 @@ def run_daemon(config_path: Path | None = None, *, verbose: bool = False) -> int
     from keepd.daemon.logs import setup_logging
 
     setup_logging(config.log, verbose=verbose)
+    raise_limit()
     return asyncio.run(Daemon(config, config_path).main())
 
 
@@ -140,6 +142,7 @@ class Daemon:
             request_bytes=limits.request_bytes,
             request_seconds=limits.request_seconds,
             max_clients=limits.max_clients,
+            quick=Methods.QUICK,
         )
         sock = systemd.listening_socket()
         if sock is None:

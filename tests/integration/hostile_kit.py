@@ -1,0 +1,181 @@
+"""Hostile clients of a real daemon, and the probe that times what a well-behaved one sees: a
+`keepd.client.Client` ping on a fresh connection, as `keepd status` or the status line makes."""
+
+from __future__ import annotations
+
+import contextlib
+import resource
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from keepd.client import Client
+from keepd.errors import KeepdError
+from keepd.glance_io import connect_unix
+
+
+@dataclass
+class Probe:
+    """Pings the daemon every `interval` from a thread; each ping's wall time, or its error."""
+
+    path: Path
+    interval: float = 0.01
+    times: list[float] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    _stop: threading.Event = field(default_factory=threading.Event)
+
+    def run(self) -> None:
+        client = Client(self.path, timeout=10.0)
+        while not self._stop.is_set():
+            started = time.perf_counter()
+            try:
+                reply = client.call("ping")
+                assert reply["pong"] is True
+            except (KeepdError, OSError) as error:
+                self.errors.append(repr(error))
+            else:
+                self.times.append(time.perf_counter() - started)
+            self._stop.wait(self.interval)
+
+    @property
+    def worst(self) -> float:
+        return max(self.times, default=float("inf"))
+
+    def summary(self) -> str:
+        ordered = sorted(self.times)
+        if not ordered:
+            return f"no ping answered; errors {self.errors[:3]}"
+        median = ordered[len(ordered) // 2] * 1000
+        p99 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))] * 1000
+        return (
+            f"{len(ordered)} pings: median {median:.1f} ms, p99 {p99:.1f} ms, "
+            f"max {ordered[-1] * 1000:.1f} ms, {len(self.errors)} errors"
+        )
+
+
+@contextlib.contextmanager
+def probing(path: Path, interval: float = 0.01) -> Iterator[Probe]:
+    """A probe running for the duration of the block (at least one ping taken)."""
+    probe = Probe(path, interval)
+    thread = threading.Thread(target=probe.run, daemon=True)
+    thread.start()
+    try:
+        yield probe
+        deadline = time.monotonic() + 5.0
+        while not probe.times and not probe.errors and time.monotonic() < deadline:
+            time.sleep(0.01)
+    finally:
+        probe._stop.set()
+        thread.join(15)
+
+
+def silent(path: Path, count: int, opening: bytes = b"") -> list[socket.socket]:
+    """`count` connections that send `opening` (nothing, or half a request) and then wait."""
+    held = []
+    for _ in range(count):
+        sock = socket.socket(fileno=connect_unix(str(path), 10.0).detach())
+        sock.settimeout(10.0)
+        if opening:
+            sock.sendall(opening)
+        held.append(sock)
+    return held
+
+
+FLOOD = r"""
+import socket, sys
+from keepd.glance_io import connect_unix
+path, count, opening = sys.argv[1], int(sys.argv[2]), sys.argv[3].encode()
+held = []
+for _ in range(count):
+    sock = connect_unix(path, 10.0)
+    if opening:
+        sock.sendall(opening)
+    held.append(sock)
+print(len(held), flush=True)
+sys.stdin.read()
+"""
+
+
+@contextlib.contextmanager
+def flood(path: Path, count: int, opening: bytes = b"") -> Iterator[subprocess.Popen[str]]:
+    """Another process that opens `count` silent connections as fast as it can and holds
+    them until the block ends (its own process: the probe's times are not its GIL's)."""
+    process = subprocess.Popen(
+        [sys.executable, "-c", FLOOD, str(path), str(count), opening.decode()],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        preexec_fn=descriptor_limit(count + 64, count + 64),  # noqa: PLW1509 - no threads
+    )
+    try:
+        yield process
+    finally:
+        assert process.stdin is not None
+        process.stdin.close()
+        process.wait(30)
+
+
+def opened(process: subprocess.Popen[str]) -> int:
+    """How many connections the flood opened (waits until it has opened them all)."""
+    assert process.stdout is not None
+    return int(process.stdout.readline())
+
+
+def close_all(sockets: list[socket.socket]) -> None:
+    for sock in sockets:
+        with contextlib.suppress(OSError):
+            sock.close()
+
+
+def closed_by_peer(sock: socket.socket) -> bytes | None:
+    """What the daemon sent before closing this connection, or None while it is still open."""
+    sock.setblocking(False)
+    data = b""
+    try:
+        while chunk := sock.recv(65536):
+            data += chunk
+    except BlockingIOError:
+        return None
+    except OSError:
+        return data
+    finally:
+        sock.setblocking(True)
+    return data
+
+
+def descriptor_limit(soft: int, hard: int) -> Callable[[], None]:
+    """A preexec function that starts a child with this RLIMIT_NOFILE."""
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+
+    return limit
+
+
+def ensure_descriptors(wanted: int) -> bool:
+    """Raises this process's soft limit to `wanted` if the hard limit allows it."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft >= wanted:
+        return True
+    if hard != resource.RLIM_INFINITY and hard < wanted:
+        return False
+    resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
+    return True
+
+
+def limits_of(pid: int) -> tuple[int, int]:
+    """The (soft, hard) open files limit of a running process, from /proc."""
+    for line in Path(f"/proc/{pid}/limits").read_text().splitlines():
+        if line.startswith("Max open files"):
+            soft, hard = line.split()[3:5]
+            return int(soft), int(hard)
+    raise AssertionError(f"no open files limit for {pid}")
+
+
+def open_descriptors(pid: int) -> int:
+    return len(list(Path(f"/proc/{pid}/fd").iterdir()))
