@@ -28,7 +28,7 @@ from keepd.daemon.notify import ensure_bus_address, make_sender, open_path
 from keepd.daemon.policy import Notice
 from keepd.daemon.registry import Registry
 from keepd.daemon.server import Server, bind_socket
-from keepd.daemon.state import load_memory, save_memory, until
+from keepd.daemon.state import StateFile, load_memory, until
 from keepd.daemon.watch import Want, Watcher
 from keepd.errors import AlreadyRunningError, ConfigError, DaemonError, KeepdError
 from keepd.paths import claude_roots, config_file, daemon_state_file, lock_path, socket_path
@@ -104,15 +104,16 @@ class Daemon:
         config = self.config
         ensure_bus_address(os.environ)
         self.state_file = daemon_state_file()
-        memory = load_memory(self.state_file)
+        self.state = StateFile(self.state_file, load_memory(self.state_file))
+        memory = self.state.memory
         window = config.watch.window or None
         self.registry = Registry(
             claude_roots, active_seconds=60.0 * config.watch.active_minutes, window=window
         )
-        self.alerts = Alerts(config.notify, memory, self._save)
+        self.alerts = Alerts(config.notify, memory, self.state.save)
         self.glances = GlanceCache(lambda: self.alerts.config)
         self.registry.on_analysed = self.glances.write
-        self._closing.callback(self._save)
+        self._closing.callback(self.state.save)
         if config.notify.enabled:
             self.alerts.sender = make_sender(self._on_open, self._on_not_now)
         self.follower = Follower(self.registry, self.alerts, config.watch, config.notify, loop)
@@ -197,6 +198,7 @@ class Daemon:
         gc.freeze()
 
     async def _retry_job(self) -> None:
+        self.state.retry()
         await self.alerts.flush()
 
     async def _beat_job(self) -> None:
@@ -221,12 +223,6 @@ class Daemon:
         self._jobs()
         log.info("configuration reloaded (watch.polling and log.file apply at restart)")
         self.follower.reconsider()
-
-    def _save(self) -> None:
-        try:
-            save_memory(self.state_file, self.alerts.memory)
-        except OSError as error:
-            log.error("cannot save %s: %s", self.state_file, error)
 
     def _status_line(self) -> str:
         sessions = self.registry.sessions.values()
@@ -259,7 +255,7 @@ class Daemon:
         minutes = self.config.notify.snooze_minutes
         if minutes > 0:
             self.alerts.memory.mute(notice.session_id, until(minutes, self.alerts.clock()))
-            self._save()
+            self.state.save()
         log.info("%s muted for %s minutes (Not now)", notice.session_id, minutes)
 
     def _spawn(self, work: Coroutine[Any, Any, Any]) -> None:

@@ -1,7 +1,8 @@
 """What the daemon remembers across restarts: the notices sent, mutes and the pause.
 
 Written atomically (a temporary file renamed over the old one) with mode 0600; a file that
-cannot be parsed is set aside and the daemon starts with an empty memory.
+cannot be parsed is set aside and the daemon starts with an empty memory. A save that fails (a
+full disk) is tried again until one succeeds.
 """
 
 from __future__ import annotations
@@ -41,6 +42,14 @@ class Memory:
             keys.append(key)
         while len(self.notified) > MAX_SESSIONS:
             del self.notified[next(iter(self.notified))]
+
+    def forget(self, session_id: str, key: str) -> None:
+        """Takes back `remember` (the notice it recorded was not sent after all)."""
+        keys = self.notified.get(session_id, [])
+        if key in keys:
+            keys.remove(key)
+        if not keys:
+            self.notified.pop(session_id, None)
 
     def muted(self, session_id: str, now: float) -> bool:
         if session_id not in self.mutes:
@@ -116,6 +125,36 @@ def load_memory(path: Path) -> Memory:
 def save_memory(path: Path, memory: Memory) -> None:
     """Writes the memory atomically, private to the user."""
     replace_file(path, orjson.dumps(memory.to_dict()), mode=0o600)
+
+
+class StateFile:
+    """The memory and the file it is saved to; a failed save leaves it `unsaved` for `retry`."""
+
+    def __init__(self, path: Path, memory: Memory) -> None:
+        self.path = path
+        self.memory = memory
+        self.unsaved = False
+        self.failures = 0
+
+    def save(self) -> bool:
+        """Writes the memory; False (logged) when it could not be written."""
+        try:
+            save_memory(self.path, self.memory)
+        except OSError as error:
+            self.failures += 1
+            self.unsaved = True
+            level = logging.ERROR if self.failures == 1 else logging.DEBUG
+            log.log(level, "cannot save %s: %s; trying again", self.path, error)
+            return False
+        if self.failures:
+            log.info("saved %s after %d failed tries", self.path, self.failures)
+        self.unsaved, self.failures = False, 0
+        return True
+
+    def retry(self) -> None:
+        """Saves again if the last save failed."""
+        if self.unsaved:
+            self.save()
 
 
 def _parse(data: Any) -> Memory:
