@@ -275,8 +275,10 @@ def write_cached(glance: dict[str, object]) -> bool:
     name = cache_file(session_id) if isinstance(session_id, str) else None
     if name is None:
         return False
+    from keepd.atomic import make_folder
+
     path = Path(name)
-    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    make_folder(path.parent)
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     data = json.dumps(glance, ensure_ascii=False, separators=(",", ":")).encode()
     handle = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)

@@ -16,6 +16,7 @@ from collections.abc import Coroutine
 from pathlib import Path
 from typing import IO, Any
 
+from keepd.atomic import make_folder
 from keepd.config import Config, load_config
 from keepd.daemon import systemd
 from keepd.daemon.alerts import Alerts
@@ -55,8 +56,10 @@ def acquire_lock(path: Path) -> IO[bytes]:
     """One daemon per user: an exclusive lock held for the daemon's life."""
     import fcntl
 
-    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    handle = path.open("ab")
+    make_folder(path.parent)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND | getattr(os, "O_CLOEXEC", 0)
+    handle = os.fdopen(os.open(path, flags, 0o600), "ab")
+    os.fchmod(handle.fileno(), 0o600)  # one left by an older keepd was 0644
     try:
         fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError as error:

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from keepd.atomic import make_folder
 from keepd.daemon.descriptors import connection_budget
 from keepd.errors import KeepdError, ProtocolError
 from keepd.protocol import Reply, decode_request, encode_reply, error_reply, request_id
@@ -64,7 +65,7 @@ def peer_uid(sock: socket.socket) -> int | None:
 
 def bind_socket(path: Path) -> socket.socket:
     """A listening socket at `path`, in a 0700 folder, itself 0600; a stale one is replaced."""
-    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    make_folder(path.parent)
     path.parent.chmod(0o700)
     with contextlib.suppress(FileNotFoundError):
         path.unlink()

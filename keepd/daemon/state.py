@@ -22,6 +22,7 @@ from keepd.errors import UsageError
 log = logging.getLogger(__name__)
 FORMAT = 1
 MAX_SESSIONS = 5000
+MAX_MINUTES = 10 * 365 * 24 * 60
 
 
 @dataclass(slots=True)
@@ -91,15 +92,31 @@ class Memory:
 
 
 def until(minutes: float | None, now: float) -> float | None:
-    """The end of a mute or pause `minutes` from now (None: until lifted).
+    """The end of a mute or pause `minutes` from now (None: until lifted); at most ten years,
+    so that a huge number is an error rather than "until lifted" in disguise.
 
     >>> until(None, 100.0), until(2, 100.0)
     (None, 220.0)
+    >>> until(True, 100.0)
+    Traceback (most recent call last):
+    ...
+    keepd.errors.UsageError: usage: minutes must be a number, not True
+    >>> until(1e300, 100.0)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    keepd.errors.UsageError: usage: minutes must be at most 5,256,000 (ten years), not 1e+300...
     """
     if minutes is None:
         return None
+    if isinstance(minutes, bool) or not isinstance(minutes, int | float):
+        raise UsageError(f"minutes must be a number, not {minutes!r}")
     if not math.isfinite(minutes) or minutes <= 0:
         raise UsageError(f"minutes must be a positive number, not {minutes!r}")
+    if minutes > MAX_MINUTES:
+        raise UsageError(
+            f"minutes must be at most {MAX_MINUTES:,} (ten years), not {minutes!r}; "
+            'leave it out for "until lifted"'
+        )
     return now + 60.0 * minutes
 
 

@@ -14,6 +14,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from keepd.atomic import make_folder
 from keepd.errors import NotRecalledError, RecallError
 from keepd.paths import recall_db
 from keepd.recall.text import Dropped
@@ -245,7 +246,7 @@ class Store:
 def _connect(path: Path) -> sqlite3.Connection:
     """Opens (or makes) the database: a 0700 folder, a 0600 file, the schema."""
     try:
-        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        make_folder(path.parent)
         path.parent.chmod(0o700)
     except OSError as error:
         raise RecallError(f"cannot make {path.parent}: {error.strerror or error}") from error

@@ -6,6 +6,8 @@ session loses nothing, and a session file can still be read."""
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import orjson
@@ -141,3 +143,53 @@ def test_eleven_hundred_connections_leave_descriptors_for_sessions(tmp_path: Pat
             grown(daemon, path)
             assert open_descriptors(pid) < 512
     assert not probe.errors and probe.worst < PING_BOUND, probe.summary()
+
+
+def test_under_umask_000_its_folders_and_files_stay_private(tmp_path: Path) -> None:
+    tree = make_tree(tmp_path, notify={"enabled": False})
+    nested = tmp_path / "lax"
+    tree.env |= {
+        "XDG_STATE_HOME": str(nested / "state" / "deep"),
+        "XDG_DATA_HOME": str(nested / "data" / "deep"),
+    }
+    path = tree.session()
+    path.write_bytes(b"".join(LINES[:100]))
+    with running(tree, lambda: os.umask(0)) as daemon:
+        daemon.call("mute", {"name": path.stem})  # saves the state file
+        lock = tree.runtime / "keepd" / "keepd.lock"
+        assert oct(lock.stat().st_mode & 0o777) == "0o600"
+    noted = subprocess.run(
+        [sys.executable, "-m", "keepd", "note", str(path)],
+        env=tree.env,
+        umask=0,
+        capture_output=True,
+        check=True,
+    )
+    assert noted.stdout.startswith(b"file://")
+    made = [p for p in nested.rglob("*") if p.is_dir()]
+    assert len(made) >= 6, made  # state/deep/keepd and data/deep/keepd/notes
+    assert {oct(p.stat().st_mode & 0o777) for p in made} == {"0o700"}, made
+    assert oct((nested / "state" / "deep" / "keepd" / "daemon.json").stat().st_mode & 0o777) == (
+        "0o600"
+    )
+
+
+@pytest.mark.parametrize(
+    ("params", "message"),
+    [
+        ({"minutes": 1e300}, r"at most 5,256,000 \(ten years\)"),
+        ({"minutes": True}, "minutes has the wrong type"),
+        ({"minutes": 0}, "a positive number"),
+    ],
+)
+def test_minutes_that_make_no_sense_are_refused(
+    tmp_path: Path, params: dict[str, object], message: str
+) -> None:
+    tree = make_tree(tmp_path, notify={"enabled": False})
+    with running(tree) as daemon:
+        with pytest.raises(RemoteError, match=message):
+            daemon.call("pause", params)
+        assert daemon.call("status")["paused"] is False
+    offline = run_cli(tree, "pause", "--for", "1e300")
+    assert offline.returncode == 2 and offline.stdout == b""
+    assert "keepd: usage: minutes must be at most" in offline.stderr.decode().splitlines()[-1]
