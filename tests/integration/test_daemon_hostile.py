@@ -145,6 +145,10 @@ def test_eleven_hundred_connections_leave_descriptors_for_sessions(tmp_path: Pat
     assert not probe.errors and probe.worst < PING_BOUND, probe.summary()
 
 
+def lax_umask() -> None:
+    os.umask(0)
+
+
 def test_under_umask_000_its_folders_and_files_stay_private(tmp_path: Path) -> None:
     tree = make_tree(tmp_path, notify={"enabled": False})
     nested = tmp_path / "lax"
@@ -154,7 +158,7 @@ def test_under_umask_000_its_folders_and_files_stay_private(tmp_path: Path) -> N
     }
     path = tree.session()
     path.write_bytes(b"".join(LINES[:100]))
-    with running(tree, lambda: os.umask(0)) as daemon:
+    with running(tree, lax_umask) as daemon:
         daemon.call("mute", {"name": path.stem})  # saves the state file
         lock = tree.runtime / "keepd" / "keepd.lock"
         assert oct(lock.stat().st_mode & 0o777) == "0o600"
