@@ -24,6 +24,7 @@ from keepd.install.render import (
     render_socket,
     template,
 )
+from keepd.paths import log_file
 
 KEEPD = Command(("/opt/keepd/bin/keepd",), "test")
 
@@ -78,7 +79,7 @@ def test_odd_paths_are_quoted_and_escaped() -> None:
 
 def test_the_machine_adds_what_the_template_misses(monkeypatch: pytest.MonkeyPatch) -> None:
     home = Path(os.environ["HOME"])
-    assert machine_extras() == Extras({}, [])
+    assert machine_extras() == Extras({}, [], log_file().parent)
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", "/srv/claude-a,/srv/claude-b")
     monkeypatch.setenv("KEEPD_NOTES_DIR", str(home / ".local/share/keepd/elsewhere"))
     extras = machine_extras()
@@ -91,8 +92,8 @@ def test_the_machine_adds_what_the_template_misses(monkeypatch: pytest.MonkeyPat
 
 def test_the_launchd_plist_parses_with_the_keys_launchd_needs(tmp_path: Path) -> None:
     odd = Command(("/Users/me/.local/bin/keepd",), "test")
-    extras = Extras({"CLAUDE_CONFIG_DIR": "/Users/me/claude"})
-    data = plistlib.loads(render_plist(odd, extras, tmp_path / "Logs" / "keepd"))
+    extras = Extras({"CLAUDE_CONFIG_DIR": "/Users/me/claude"}, log_dir=tmp_path / "Logs" / "keepd")
+    data = plistlib.loads(render_plist(odd, extras))
     assert data["Label"] == "org.keepd.daemon"
     assert data["ProgramArguments"] == ["/Users/me/.local/bin/keepd", "run"]
     assert all(Path(arg).is_absolute() for arg in data["ProgramArguments"][:1])
@@ -106,8 +107,39 @@ def test_the_launchd_plist_parses_with_the_keys_launchd_needs(tmp_path: Path) ->
     for key in ("StandardOutPath", "StandardErrorPath"):
         assert data[key] == str(tmp_path / "Logs" / "keepd" / "launchd.log")
     module = Command(("/usr/bin/python3", "-m", "keepd"), "test")
-    data = plistlib.loads(render_plist(module, Extras(), tmp_path))
+    data = plistlib.loads(render_plist(module, Extras()))
     assert data["ProgramArguments"] == ["/usr/bin/python3", "-m", "keepd", "run"]
+
+
+def test_a_packaged_plist_names_no_home_of_the_build_machine(tmp_path: Path) -> None:
+    """`keepd service files` (what Homebrew runs) writes generic files: launchd cannot expand
+    ~ in a log path, so the keys are left out and the daemon logs to its own file."""
+    from keepd.cli import main
+
+    assert main(["service", "files", str(tmp_path), "--manager", "launchd"]) == 0
+    text = (tmp_path / "org.keepd.daemon.plist").read_text()
+    data = plistlib.loads(text.encode())
+    assert "StandardOutPath" not in data and "StandardErrorPath" not in data
+    assert os.environ["HOME"] not in text and "@" not in text
+    installed = machine_extras()
+    assert installed.log_dir is not None
+    mine = plistlib.loads(render_plist(KEEPD, installed))
+    assert mine["StandardErrorPath"] == str(installed.log_dir / "launchd.log")
+
+
+def test_moved_xdg_folders_are_carried_into_the_service(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The unit makes a moved XDG_DATA_HOME writable; it must also pass the variable, or the
+    daemon stores compactions in ~/.local/share where `keepd recall` does not look."""
+    home = Path(os.environ["HOME"])
+    monkeypatch.setenv("XDG_DATA_HOME", "/srv/data")
+    monkeypatch.setenv("XDG_STATE_HOME", str(home / ".local/state"))  # the default: not carried
+    monkeypatch.setenv("XDG_CONFIG_HOME", "/srv/config")
+    extras = machine_extras()
+    assert extras.environment == {"XDG_CONFIG_HOME": "/srv/config", "XDG_DATA_HOME": "/srv/data"}
+    assert Path("/srv/data/keepd") in extras.writable
+    lines = render_service(KEEPD, extras).splitlines()
+    assert "Environment=XDG_DATA_HOME=/srv/data" in lines
+    assert "Environment=XDG_CONFIG_HOME=/srv/config" in lines
 
 
 def _script(folder: Path, name: str = "keepd") -> Path:
