@@ -157,4 +157,8 @@ class Live:
         followed = find(self.registry, session_id, path)
         if followed is None:
             return Glance(session_id, written=self.clock())
+        if followed.state is None and not followed.summary:
+            # Known but never analysed (idle past watch.active_minutes since the daemon
+            # started, as after `claude --resume`): asked for, it is in use; read it now.
+            self.follower.wake(followed.path)
         return glance_of(followed, self.alerts.config, self.clock())
