@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from keepd.atomic import make_folder
-from keepd.errors import NotRecalledError, RecallError
+from keepd.errors import NothingStoredError, NotRecalledError, RecallError
 from keepd.paths import recall_db
 from keepd.recall.text import Dropped
 
@@ -123,8 +123,9 @@ class Store:
         if missing is not None:
             raise RecallError(missing)
         if not create and not self.path.exists():
-            raise NotRecalledError(
-                f"nothing is stored yet ({self.path}): keepd cut and prune fill it"
+            raise NothingStoredError(
+                f"nothing is stored yet ({self.path}): keepd cut and prune fill it, and "
+                "Claude Code's compactions while the daemon runs"
             )
         self.db = _connect(self.path)
 
@@ -199,6 +200,26 @@ class Store:
             "ORDER BY bm25(messages_fts) LIMIT :limit"
         )
         values = {"match": match, "session": session_id, "cut": cut_id, "limit": limit}
+        with _failing("search"):
+            rows = self.db.execute(sql, values).fetchall()
+        return [Hit(*row) for row in rows]
+
+    def containing(
+        self, needles: Sequence[str], *, session_id: str | None, cut_id: str | None, limit: int
+    ) -> list[Hit]:
+        """Messages holding every one of `needles` as written (symbols such as emoji, which
+        the FTS5 index leaves out), newest first; the snippet is the text around the first."""
+        if not needles:
+            return []
+        found = " AND ".join("instr(m.text, ?) > 0" for _ in needles)
+        sql = (
+            "SELECT m.session_id, m.cut_id, m.uuid, m.position, m.role, m.timestamp, "
+            "substr(m.text, max(1, instr(m.text, ?) - 60), 140), 0.0, length(m.text) "
+            f"FROM messages AS m WHERE {found} "
+            "AND (? IS NULL OR m.session_id = ?) AND (? IS NULL OR m.cut_id = ?) "
+            "ORDER BY m.id DESC LIMIT ?"
+        )
+        values = (needles[0], *needles, session_id, session_id, cut_id, cut_id, limit)
         with _failing("search"):
             rows = self.db.execute(sql, values).fetchall()
         return [Hit(*row) for row in rows]
