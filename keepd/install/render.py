@@ -37,6 +37,7 @@ XDG_DEFAULTS = {
     "XDG_CACHE_HOME": ".cache",
 }
 LAUNCHD_PATH = ("/usr/local/bin", "/opt/homebrew/bin", "/usr/bin", "/bin", "/usr/sbin", "/sbin")
+PRIVATE_NETWORK = "PrivateNetwork=yes\n"
 _UNSAFE = re.compile(r"[\s\"'\\;]")
 
 
@@ -48,6 +49,7 @@ class Extras:
     environment: dict[str, str] = field(default_factory=dict)
     writable: list[Path] = field(default_factory=list)
     log_dir: Path | None = None
+    abstract_bus: bool = False  # the session bus is an abstract socket: no PrivateNetwork=
 
 
 def template(name: str) -> str:
@@ -66,7 +68,8 @@ def machine_extras(environ: dict[str, str] | None = None) -> Extras:
         inside = any(path == base or path.is_relative_to(base) for base in covered)
         if not inside and path not in missing:
             missing.append(path)
-    return Extras(carried, missing, log_file().parent)
+    bus = env.get("DBUS_SESSION_BUS_ADDRESS", "")
+    return Extras(carried, missing, log_file().parent, abstract_bus="unix:abstract=" in bus)
 
 
 def moved_xdg(environ: dict[str, str]) -> dict[str, str]:
@@ -113,6 +116,8 @@ def render_service(command: Command, extras: Extras) -> str:
     text = template(SERVICE).replace("@KEEPD@", exec_words)
     text = _lines(text, "@ENVIRONMENT@", environment)
     text = _lines(text, "@READ_WRITE_PATHS@", writable)
+    if extras.abstract_bus:  # a network namespace of its own would hide the bus
+        text = text.replace(PRIVATE_NETWORK, "# PrivateNetwork= left out: the bus is abstract\n")
     return _filled(text, SERVICE)
 
 

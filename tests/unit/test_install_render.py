@@ -188,3 +188,18 @@ def test_problems_with_a_command(tmp_path: Path) -> None:
     problem = command_problem(Command((str(_script(tmp_path / "bin")),), "test"))
     assert problem is not None and "PrivateTmp" in problem
     assert Path("/tmp") in found.HIDDEN
+
+
+def test_the_unit_keeps_its_own_network_unless_the_bus_is_abstract(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Abstract Unix sockets belong to a network namespace: under PrivateNetwork=yes the
+    daemon could not reach a session bus at unix:abstract=..., so that machine's unit goes
+    without it; a bus at a path (the usual $XDG_RUNTIME_DIR/bus) keeps it."""
+    monkeypatch.setenv("DBUS_SESSION_BUS_ADDRESS", "unix:path=/run/user/1000/bus")
+    assert "PrivateNetwork=yes" in render_service(KEEPD, machine_extras()).splitlines()
+    monkeypatch.setenv("DBUS_SESSION_BUS_ADDRESS", "unix:abstract=/tmp/dbus-x1,guid=ab")
+    lines = render_service(KEEPD, machine_extras()).splitlines()
+    assert "PrivateNetwork=yes" not in lines
+    assert "# PrivateNetwork= left out: the bus is abstract" in lines
+    assert "IPAddressDeny=any" in lines  # Unix sockets are not IP: this one stays
