@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from keepd.daemon.server import BACKLOG
 from keepd.errors import ServiceError
 from keepd.install import command as found
 from keepd.install.command import Command, command_problem, resolve_command
@@ -66,6 +67,7 @@ def test_the_socket_unit() -> None:
     assert "ListenStream=%t/keepd/keepd.sock" in lines
     assert "SocketMode=0600" in lines
     assert "WantedBy=sockets.target" in lines
+    assert f"Backlog={BACKLOG}" in lines  # as short as the daemon's own listening socket
 
 
 def test_odd_paths_are_quoted_and_escaped() -> None:
