@@ -15,6 +15,7 @@ from __future__ import annotations
 import _json
 import _socket
 import os
+import sys
 import time
 
 from keepd.errors import DaemonUnavailableError, ProtocolError, RemoteError
@@ -24,7 +25,6 @@ METHOD = "glance"
 REQUEST_ID = 1
 MAX_REPLY_BYTES = 1 << 16
 MAX_CACHE_BYTES = 1 << 16
-CONNECT_RETRY_SECONDS = 0.005
 THRESHOLD, URGENT = 0.60, 0.80  # the defaults of notify.threshold and notify.urgent
 _ID_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
 _WHITESPACE = " \t\n\r"
@@ -183,23 +183,26 @@ def _exchange(request: bytes, target: str, timeout: float) -> bytes:
 
 
 def connect_unix(target: str, timeout: float) -> _socket.socket:
-    """A stream connection to `target` with `timeout` set; a full listen backlog (EAGAIN: the
-    daemon is accepting a burst of clients) is tried again until the timeout has passed."""
-    deadline = time.monotonic() + timeout
-    while True:
-        sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
-        try:
-            sock.settimeout(timeout)
-            sock.connect(target)
-            return sock
-        except BlockingIOError:
-            sock.close()
-            if time.monotonic() + CONNECT_RETRY_SECONDS > deadline:
-                raise
-            time.sleep(CONNECT_RETRY_SECONDS)
-        except BaseException:
-            sock.close()
-            raise
+    """A stream connection to `target`, with `timeout` set for what follows. The connect itself
+    blocks, bounded by SO_SNDTIMEO: on Linux a client finding the daemon's listen backlog full
+    (a burst of connections) waits in the kernel's queue and is let in, in turn, as the daemon
+    accepts, where a non-blocking one would fail at once or race the burst for each free slot."""
+    sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(_socket.SOL_SOCKET, _socket.SO_SNDTIMEO, _timeval(timeout))
+        sock.connect(target)
+        sock.settimeout(timeout)
+    except BaseException:
+        sock.close()
+        raise
+    return sock
+
+
+def _timeval(seconds: float) -> bytes:
+    """A C `struct timeval` (two native longs; `struct` itself would cost an import here)."""
+    whole, part = divmod(max(seconds, 0.001), 1.0)
+    size = 8 if sys.maxsize > 1 << 32 else 4
+    return int(whole).to_bytes(size, sys.byteorder) + int(part * 1e6).to_bytes(size, sys.byteorder)
 
 
 def _read_line(sock: _socket.socket, deadline: float) -> bytes:

@@ -40,10 +40,10 @@ Handler = Callable[[str, dict[str, Any]], Awaitable[Any]]
 WRITE_SECONDS = 30.0
 LINGER_SECONDS = 1.0
 # A short backlog: a client queued behind a flood of connections waits for fewer of them
-# (keepd's clients try a full backlog again until their timeout).
-BACKLOG = 64
+# (keepd's clients wait in the kernel's queue for room in a full one: glance_io.connect_unix).
+BACKLOG = 32
 MAX_CONNECTIONS = 1024  # open at once (fewer if the descriptor limit is low)
-ACCEPT_BATCH = 64  # connections accepted per turn of the loop, so that their requests are read
+ACCEPT_BATCH = 16  # connections accepted per turn of the loop, so that their requests are read
 RETRY_SECONDS = 0.05  # accepting again after running out of descriptors or of idle connections
 SHORT_OF_DESCRIPTORS = (errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM)
 
@@ -234,19 +234,21 @@ class Server:
         finally:
             if writer is None:
                 sock.close()
+                self._closed(connection)
             else:
-                writer.close()
-                with contextlib.suppress(Exception):
-                    await asyncio.wait_for(writer.wait_closed(), 1.0)
-            self.connections.discard(connection)  # its descriptor is free now
-            self._resume()
+                writer.close()  # the transport calls `_closed` as it closes the socket
+
+    def _closed(self, connection: Connection) -> None:
+        """The connection's descriptor is free: one more may be accepted."""
+        self.connections.discard(connection)
+        self._resume()
 
     async def _streams(
         self, sock: socket.socket, connection: Connection
     ) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
         loop = asyncio.get_running_loop()
         reader = asyncio.StreamReader(limit=self.request_bytes, loop=loop)
-        protocol = _Protocol(reader, connection, loop)
+        protocol = _Protocol(reader, connection, self._closed, loop)
         transport, _ = await loop.connect_accepted_socket(lambda: protocol, sock)
         return reader, asyncio.StreamWriter(transport, protocol, reader, loop)
 
@@ -264,7 +266,8 @@ class Server:
         while not connection.evicted:
             self._idle(connection)
             try:
-                line = await asyncio.wait_for(reader.readuntil(b"\n"), self.request_seconds)
+                async with asyncio.timeout(self.request_seconds):
+                    line = await reader.readuntil(b"\n")
             except asyncio.IncompleteReadError:
                 return
             except asyncio.LimitOverrunError:
@@ -280,7 +283,8 @@ class Server:
             reply = await self._answer(line)
             writer.write(encode_reply(reply))
             self._idle(connection)  # until the client has read the reply
-            await asyncio.wait_for(writer.drain(), WRITE_SECONDS)
+            async with asyncio.timeout(WRITE_SECONDS):
+                await writer.drain()
             self.served += 1
 
     async def _answer(self, line: bytes) -> Reply:
@@ -318,21 +322,28 @@ class Server:
 
 class _Protocol(asyncio.StreamReaderProtocol):
     """Marks its connection busy as soon as a whole request line has arrived, before the
-    server's task gets to it, so that it is never taken for an idle one."""
+    server's task gets to it, so that it is never taken for an idle one; tells the server when
+    the socket is closed."""
 
     def __init__(
         self,
         reader: asyncio.StreamReader,
         connection: Connection,
+        closed: Callable[[Connection], None],
         loop: asyncio.AbstractEventLoop,
     ) -> None:
         super().__init__(reader, loop=loop)
         self._connection = connection
+        self._on_closed = closed
 
     def data_received(self, data: bytes) -> None:
         if b"\n" in data:
             self._connection.idle_since = None
         super().data_received(data)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        super().connection_lost(exc)
+        self._on_closed(self._connection)
 
 
 def _unread(writer: asyncio.StreamWriter | None) -> bool:

@@ -83,16 +83,19 @@ def test_three_hundred_idle_connections_starve_nobody(tmp_path: Path) -> None:
     tree = make_tree(tmp_path, notify={"enabled": False})
     path = tree.session()
     path.write_bytes(b"".join(LINES[:100]))
-    with running(tree) as daemon, probing(daemon.socket) as probe:
-        idle = silent(daemon.socket, 300) + silent(daemon.socket, 64, HALF_REQUEST)
-        try:
-            for _ in range(20):
-                assert daemon.call("sessions")[0]["path"] == str(path)
-                assert daemon.call("session", {"name": path.stem})["messages"] > 0
-            grown(daemon, path)
-            assert all(closed_by_peer(sock) is None for sock in idle)  # waited for, not dropped
-        finally:
-            close_all(idle)
+    with (
+        running(tree) as daemon,
+        probing(daemon.socket) as probe,
+        flood(daemon.socket, 300) as silent_ones,
+        flood(daemon.socket, 64, HALF_REQUEST) as half_ones,
+    ):
+        assert opened(silent_ones) == 300 and opened(half_ones) == 64
+        for _ in range(20):
+            assert daemon.call("sessions")[0]["path"] == str(path)
+            assert daemon.call("session", {"name": path.stem})["messages"] > 0
+        grown(daemon, path)
+        assert daemon.process is not None
+        assert open_descriptors(daemon.process.pid) > 364  # waited for, none dropped
     assert not probe.errors and probe.worst < PING_BOUND, probe.summary()
 
 
