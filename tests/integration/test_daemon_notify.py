@@ -89,12 +89,16 @@ def test_one_notice_at_the_break_opens_the_note_and_survives_a_restart(
             time.sleep(0.6)
             assert len(server.calls()) == 1
             _check_cli(tree, path)
-        with running(tree) as daemon:
-            assert_nothing_lost(daemon, path)
-            time.sleep(1.0)
-            assert len(server.calls()) == 1, "notified again after a restart"
+        _no_notice_after_a_restart(tree, path, server)
     finally:
         server.close()
+
+
+def _no_notice_after_a_restart(tree: Tree, path: Path, server: StandIn) -> None:
+    with running(tree) as daemon:
+        assert_nothing_lost(daemon, path)
+        time.sleep(1.0)
+        assert len(server.calls()) == 1, "notified again after a restart"
 
 
 def _check_notice(notice: dict[str, Any], expected: dict[str, Any]) -> None:
@@ -174,10 +178,7 @@ def test_a_full_disk_delays_the_notice_and_a_restart_never_repeats_it(
             assert [len(keys) for keys in saved["notified"].values()] == [1]
             assert list(saved["notified"]) == [EXAMPLE_ID]
             assert list(saved["mutes"]) == [other.stem]
-        with running(tree) as daemon:
-            assert_nothing_lost(daemon, path)
-            time.sleep(1.0)
-            assert len(server.calls()) == 1, "notified again after a restart"
+        _no_notice_after_a_restart(tree, path, server)
     finally:
         server.close()
 
