@@ -59,12 +59,17 @@ class Client:
     def _connect(self) -> socket.socket:
         target = self.path if self.path is not None else socket_path()
         try:
-            raw = connect_unix(str(target), self.timeout)
+            return connect(target, self.timeout)
         except (OSError, ValueError) as error:
             raise DaemonUnavailableError(f"no daemon at {target}: {error}") from error
-        sock = socket.socket(fileno=raw.detach())
-        sock.settimeout(self.timeout)
-        return sock
+
+
+def connect(target: Path, timeout: float) -> socket.socket:
+    """A connection to the socket at `target`, waiting for room in a full listen backlog (see
+    `glance_io.connect_unix`); raises OSError when there is none within `timeout`."""
+    sock = socket.socket(fileno=connect_unix(str(target), timeout).detach())
+    sock.settimeout(timeout)
+    return sock
 
 
 def _read_line(sock: socket.socket) -> bytes:

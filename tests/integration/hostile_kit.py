@@ -14,9 +14,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from keepd.client import Client
+from keepd.client import Client, connect
 from keepd.errors import KeepdError
-from keepd.glance_io import connect_unix
 
 
 @dataclass
@@ -78,8 +77,7 @@ def silent(path: Path, count: int, opening: bytes = b"") -> list[socket.socket]:
     """`count` connections that send `opening` (nothing, or half a request) and then wait."""
     held = []
     for _ in range(count):
-        sock = socket.socket(fileno=connect_unix(str(path), 10.0).detach())
-        sock.settimeout(10.0)
+        sock = connect(path, 10.0)
         if opening:
             sock.sendall(opening)
         held.append(sock)
