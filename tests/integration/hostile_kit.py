@@ -84,16 +84,13 @@ def silent(path: Path, count: int, opening: bytes = b"") -> list[socket.socket]:
     return held
 
 
+ROOT = Path(__file__).resolve().parents[2]
 FLOOD = r"""
-import socket, sys
-from keepd.glance_io import connect_unix
-path, count, opening = sys.argv[1], int(sys.argv[2]), sys.argv[3].encode()
-held = []
-for _ in range(count):
-    sock = connect_unix(path, 10.0)
-    if opening:
-        sock.sendall(opening)
-    held.append(sock)
+import sys
+from pathlib import Path
+sys.path.insert(0, sys.argv[4])
+from tests.integration.hostile_kit import silent
+held = silent(Path(sys.argv[1]), int(sys.argv[2]), sys.argv[3].encode())
 print(len(held), flush=True)
 sys.stdin.read()
 """
@@ -104,7 +101,7 @@ def flood(path: Path, count: int, opening: bytes = b"") -> Iterator[subprocess.P
     """Another process that opens `count` silent connections as fast as it can and holds
     them until the block ends (its own process: the probe's times are not its GIL's)."""
     process = subprocess.Popen(
-        [sys.executable, "-c", FLOOD, str(path), str(count), opening.decode()],
+        [sys.executable, "-c", FLOOD, str(path), str(count), opening.decode(), str(ROOT)],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,
