@@ -37,6 +37,7 @@ from keepd.service import Service
 
 log = logging.getLogger(__name__)
 HEAP_SECONDS = 10.0
+APSCHEDULER_RUNS = "apscheduler.executors.default"
 SOCKET_PATH_LIMIT = 104  # sun_path: 108 bytes on Linux, 104 on macOS
 
 
@@ -173,6 +174,8 @@ class Daemon:
         self._jobs()
         self.scheduler.start()
         self._closing.callback(self.scheduler.shutdown, wait=False)
+        # Runs first: a job cancelled by the shutdown (a retry under way) is no error to log.
+        self._closing.callback(logging.getLogger(APSCHEDULER_RUNS).setLevel, logging.CRITICAL)
 
     def _jobs(self) -> None:
         every = {"coalesce": True, "max_instances": 1, "replace_existing": True}

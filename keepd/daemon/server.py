@@ -13,24 +13,19 @@ keeps some for reading sessions) the connection idle the longest is closed to le
 
 from __future__ import annotations
 
-import array
 import asyncio
 import contextlib
 import errno
-import fcntl
 import logging
 import os
 import socket
-import struct
-import sys
-import termios
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from keepd.atomic import make_folder
+from keepd.daemon.clients import Connection, StreamProtocol, peer_uid, socket_of, unread
 from keepd.daemon.descriptors import connection_budget
 from keepd.errors import KeepdError, ProtocolError
 from keepd.protocol import Reply, decode_request, encode_reply, error_reply, request_id
@@ -46,21 +41,6 @@ MAX_CONNECTIONS = 1024  # open at once (fewer if the descriptor limit is low)
 ACCEPT_BATCH = 16  # connections accepted per turn of the loop, so that their requests are read
 RETRY_SECONDS = 0.05  # accepting again after running out of descriptors or of idle connections
 SHORT_OF_DESCRIPTORS = (errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM)
-
-
-def peer_uid(sock: socket.socket) -> int | None:
-    """The user id of the process at the other end (Linux `SO_PEERCRED`, BSD/macOS xucred)."""
-    try:
-        if hasattr(socket, "SO_PEERCRED"):
-            raw = sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
-            return int(struct.unpack("3i", raw)[1])
-        if sys.platform == "darwin" or "bsd" in sys.platform:
-            local_peercred, sol_local = 0x001, 0
-            raw = sock.getsockopt(sol_local, local_peercred, struct.calcsize("IiH16I"))
-            return int(struct.unpack_from("Ii", raw)[1])
-    except OSError as error:
-        log.warning("cannot read the peer's credentials: %s", error)
-    return None
 
 
 def bind_socket(path: Path) -> socket.socket:
@@ -81,16 +61,6 @@ def bind_socket(path: Path) -> socket.socket:
     path.chmod(0o600)
     sock.listen(BACKLOG)
     return sock
-
-
-@dataclass(eq=False, slots=True)
-class Connection:
-    """One client; `idle_since` is set while it is waited for (its next request line, or its
-    reading of a reply), None while its request is answered."""
-
-    writer: asyncio.StreamWriter | None = None
-    idle_since: float | None = None
-    evicted: bool = False
 
 
 class Server:
@@ -141,7 +111,9 @@ class Server:
                 asyncio.get_running_loop().remove_reader(listener.fileno())
             listener.close()
         for connection in list(self.connections):
-            if connection.writer is not None:
+            if connection.sock is not None:
+                self._drop(connection, connection.sock)
+            elif connection.writer is not None:
                 connection.writer.transport.abort()
         if self._tasks:
             await asyncio.wait(list(self._tasks), timeout=2.0)
@@ -151,11 +123,12 @@ class Server:
         assert self._listener is not None
         for _ in range(ACCEPT_BATCH):
             if len(self.connections) >= self.budget:
-                # Evicted connections count until their sockets are closed, then accepting
-                # resumes (as it does when a connection turns idle, if none could be evicted).
+                # Evicted streams count until their sockets are closed, then accepting resumes
+                # (as it does when a connection turns idle, if none could be evicted).
                 self._make_room(ACCEPT_BATCH)
-                self._pause()
-                return
+                if len(self.connections) >= self.budget:
+                    self._pause()
+                    return
             try:
                 sock, _ = self._listener.accept()
             except (BlockingIOError, InterruptedError):
@@ -166,7 +139,7 @@ class Server:
                     self._pause(short=True)
                     return
                 continue  # that client already went away
-            self._spawn(sock)
+            self._watch(sock)
 
     def _pause(self, *, short: bool = False) -> None:
         """Stops accepting until a connection turns idle or closes (`short` of descriptors:
@@ -199,23 +172,71 @@ class Server:
         for connection in idle:
             if wanted <= 0:
                 break
-            if connection.writer is not None and not _unread(connection.writer):
+            if connection.sock is not None and not unread(connection.sock):
+                self._drop(connection, connection.sock, self._eviction())
+                wanted -= 1
+            elif connection.writer is not None and not unread(socket_of(connection.writer)):
                 self._evict(connection, connection.writer)
                 wanted -= 1
 
+    def _eviction(self) -> bytes:
+        self.evicted += 1
+        message = f"closed to let another client in: {self.budget} connections at once"
+        return encode_reply(error_reply(None, ProtocolError("timeout", message)))
+
     def _evict(self, connection: Connection, writer: asyncio.StreamWriter) -> None:
         connection.evicted = True
-        self.evicted += 1
         if writer.transport.get_write_buffer_size():  # it does not read: drop what waits
+            self.evicted += 1
             writer.transport.abort()
         else:
-            message = f"closed to let another client in: {self.budget} connections at once"
-            writer.write(encode_reply(error_reply(None, ProtocolError("timeout", message))))
+            writer.write(self._eviction())
             writer.close()
 
-    def _spawn(self, sock: socket.socket) -> None:
-        connection = Connection()
+    def _watch(self, sock: socket.socket) -> None:
+        """Holds a new connection as a bare socket until it sends something."""
+        sock.setblocking(False)
+        connection = Connection(sock=sock, idle_since=self.clock())
         self.connections.add(connection)
+        loop = asyncio.get_running_loop()
+        loop.add_reader(sock.fileno(), self._first_bytes, connection)
+        connection.silence = loop.call_later(self.request_seconds, self._silent, connection)
+
+    def _silent(self, connection: Connection) -> None:
+        if connection.sock is not None:
+            reply = error_reply(None, ProtocolError("timeout", "no complete request in time"))
+            self._drop(connection, connection.sock, encode_reply(reply))
+
+    def _drop(self, connection: Connection, sock: socket.socket, farewell: bytes = b"") -> None:
+        """Closes a connection that never sent anything (its descriptor is free at once)."""
+        asyncio.get_running_loop().remove_reader(sock.fileno())
+        if connection.silence is not None:
+            connection.silence.cancel()
+        if farewell:
+            with contextlib.suppress(OSError):
+                sock.send(farewell)
+        sock.close()
+        connection.sock = None
+        self._closed(connection)
+
+    def _first_bytes(self, connection: Connection) -> None:
+        """The client sent something (or closed): it gets a stream and a task."""
+        sock = connection.sock
+        if sock is None:
+            return
+        try:
+            sent = sock.recv(1, socket.MSG_PEEK)
+        except BlockingIOError:
+            return
+        except OSError:
+            sent = b""
+        if not sent:  # it went away without a word (a flood ending): no stream for that
+            self._drop(connection, sock)
+            return
+        asyncio.get_running_loop().remove_reader(sock.fileno())
+        if connection.silence is not None:
+            connection.silence.cancel()
+        connection.sock, connection.idle_since = None, None
         task = asyncio.get_running_loop().create_task(self._client(sock, connection))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
@@ -246,9 +267,10 @@ class Server:
     async def _streams(
         self, sock: socket.socket, connection: Connection
     ) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+        """A stream over the socket, whose protocol marks the connection and reports its end."""
         loop = asyncio.get_running_loop()
         reader = asyncio.StreamReader(limit=self.request_bytes, loop=loop)
-        protocol = _Protocol(reader, connection, self._closed, loop)
+        protocol = StreamProtocol(reader, connection, self._closed, loop)
         transport, _ = await loop.connect_accepted_socket(lambda: protocol, sock)
         return reader, asyncio.StreamWriter(transport, protocol, reader, loop)
 
@@ -318,45 +340,6 @@ class Server:
             await asyncio.wait_for(writer.drain(), 1.0)
             writer.write_eof()
             await asyncio.wait_for(_discard(reader), LINGER_SECONDS)
-
-
-class _Protocol(asyncio.StreamReaderProtocol):
-    """Marks its connection busy as soon as a whole request line has arrived, before the
-    server's task gets to it, so that it is never taken for an idle one; tells the server when
-    the socket is closed."""
-
-    def __init__(
-        self,
-        reader: asyncio.StreamReader,
-        connection: Connection,
-        closed: Callable[[Connection], None],
-        loop: asyncio.AbstractEventLoop,
-    ) -> None:
-        super().__init__(reader, loop=loop)
-        self._connection = connection
-        self._on_closed = closed
-
-    def data_received(self, data: bytes) -> None:
-        if b"\n" in data:
-            self._connection.idle_since = None
-        super().data_received(data)
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        super().connection_lost(exc)
-        self._on_closed(self._connection)
-
-
-def _unread(writer: asyncio.StreamWriter | None) -> bool:
-    """Whether bytes wait in the kernel for this connection (FIONREAD)."""
-    sock = writer.get_extra_info("socket") if writer is not None else None
-    if sock is None:
-        return False
-    pending = array.array("i", [0])
-    try:
-        fcntl.ioctl(sock.fileno(), termios.FIONREAD, pending)
-    except OSError:
-        return False
-    return pending[0] > 0
 
 
 async def _discard(reader: asyncio.StreamReader) -> None:
