@@ -1,7 +1,7 @@
 """Benchmarks what a well-behaved client sees while hostile ones work on the daemon: the wall time
-of a `keepd.client` ping on a fresh connection (as `keepd status` makes), every 10 ms, under each
-condition of tests/integration/test_daemon_hostile.py, and how fast the daemon turns connections
-over at its budget.
+of a `keepd.client` ping on a fresh connection (as `keepd status` makes), every 10 ms from a
+process of its own, under each condition of tests/integration/test_daemon_hostile.py, and how
+fast the daemon turns connections over at its budget.
 
 Run from the checkout: `python scripts/bench_hostile.py [--rounds 3]`. It starts real daemons
 under a temporary HOME (never the user's), prints figures, and asserts nothing.

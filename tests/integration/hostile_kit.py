@@ -4,11 +4,11 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import resource
 import socket
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -20,17 +20,16 @@ from keepd.errors import KeepdError
 
 @dataclass
 class Probe:
-    """Pings the daemon every `interval` from a thread; each ping's wall time, or its error."""
+    """Pings the daemon every `interval` until stopped; each ping's wall time, or its error."""
 
     path: Path
     interval: float = 0.01
     times: list[float] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
-    _stop: threading.Event = field(default_factory=threading.Event)
 
-    def run(self) -> None:
+    def run(self, stop: Callable[[], bool]) -> None:
         client = Client(self.path, timeout=10.0)
-        while not self._stop.is_set():
+        while not stop():
             started = time.perf_counter()
             try:
                 reply = client.call("ping")
@@ -39,7 +38,7 @@ class Probe:
                 self.errors.append(repr(error))
             else:
                 self.times.append(time.perf_counter() - started)
-            self._stop.wait(self.interval)
+            time.sleep(self.interval)
 
     @property
     def worst(self) -> float:
@@ -57,20 +56,41 @@ class Probe:
         )
 
 
+ROOT = Path(__file__).resolve().parents[2]
+PROBE = r"""
+import json, select, sys
+from pathlib import Path
+sys.path.insert(0, sys.argv[3])
+from tests.integration.hostile_kit import Probe
+probe = Probe(Path(sys.argv[1]), float(sys.argv[2]))
+def stopped():
+    print("ready", flush=True) if len(probe.times) + len(probe.errors) == 1 else None
+    return bool(select.select([sys.stdin], [], [], 0)[0])
+probe.run(stopped)
+print(json.dumps({"times": probe.times, "errors": probe.errors}), flush=True)
+"""
+
+
 @contextlib.contextmanager
 def probing(path: Path, interval: float = 0.01) -> Iterator[Probe]:
-    """A probe running for the duration of the block (at least one ping taken)."""
+    """A probe pinging from a process of its own for the duration of the block (as a real
+    client: the test's own work does not hold it up), once it has taken its first ping."""
     probe = Probe(path, interval)
-    thread = threading.Thread(target=probe.run, daemon=True)
-    thread.start()
+    process = subprocess.Popen(
+        [sys.executable, "-c", PROBE, str(path), str(interval), str(ROOT)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert process.stdin is not None and process.stdout is not None
     try:
+        assert process.stdout.readline().strip() == "ready"
         yield probe
-        deadline = time.monotonic() + 5.0
-        while not probe.times and not probe.errors and time.monotonic() < deadline:
-            time.sleep(0.01)
     finally:
-        probe._stop.set()
-        thread.join(15)
+        process.stdin.close()
+        found = json.loads(process.stdout.readline() or "{}")
+        probe.times, probe.errors = found.get("times", []), found.get("errors", ["no report"])
+        process.wait(15)
 
 
 def silent(path: Path, count: int, opening: bytes = b"") -> list[socket.socket]:
@@ -84,7 +104,6 @@ def silent(path: Path, count: int, opening: bytes = b"") -> list[socket.socket]:
     return held
 
 
-ROOT = Path(__file__).resolve().parents[2]
 FLOOD = r"""
 import sys
 from pathlib import Path
