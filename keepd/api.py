@@ -13,8 +13,7 @@ from keepd.core.session import SessionState, read_current
 from keepd.core.tree import Scope
 from keepd.core.words import content_words
 from keepd.errors import NotASessionError, UnreadableError
-
-READ_CHUNK = 1 << 20
+from keepd.regular import chunks, read_regular
 
 
 def analyse_file(
@@ -53,16 +52,17 @@ def load_state(
 
 
 def _chunked(path: str | Path, state: SessionState) -> SessionState:
-    with _reading(path), Path(path).open("rb") as handle:
-        while chunk := handle.read(READ_CHUNK):
+    with _reading(path):
+        for chunk in chunks(path):
             state.feed(chunk)
     state.finish()
     return state
 
 
 def _read(path: str | Path) -> bytes:
+    """The file's bytes: a regular file only (a FIFO or a device would hang the reader)."""
     with _reading(path):
-        return Path(path).read_bytes()
+        return read_regular(path)
 
 
 @contextmanager

@@ -1,4 +1,5 @@
-"""Replaces a file atomically: a temp file beside it, fsynced, renamed over it."""
+"""Replaces a file atomically: a temp file beside it, fsynced, renamed over it; and makes the
+folders keepd writes into, never wider than 0700 whatever the umask."""
 
 from __future__ import annotations
 
@@ -13,15 +14,13 @@ def replace_file(
 ) -> None:
     """Writes `data` to `target` so that readers see the old file or the new one, never a part.
 
-    A missing folder is created (with `folder_mode` when given); the folder is fsynced after
-    the rename so the new name survives a crash.
+    A missing folder is created (with `folder_mode`, else 0700, as its missing parents); the
+    folder is fsynced after the rename so the new name survives a crash.
     """
     folder = target.parent
     if not folder.is_dir():
-        if folder_mode is None:
-            folder.mkdir(parents=True, exist_ok=True)
-        else:
-            folder.mkdir(mode=folder_mode, parents=True, exist_ok=True)
+        make_folder(folder, 0o700 if folder_mode is None else folder_mode)
+        if folder_mode is not None:
             folder.chmod(folder_mode)
     handle, temporary = tempfile.mkstemp(dir=folder, prefix=f".{target.name}.", suffix=".tmp")
     try:
@@ -45,3 +44,20 @@ def _sync_folder(folder: Path) -> None:
             os.fsync(handle)
         finally:
             os.close(handle)
+
+
+def make_folder(folder: Path, mode: int = 0o700) -> None:
+    """Creates `folder` and each missing parent with `mode` at most (the XDG base directory
+    rule): under a umask of 000, `mkdir -p` would leave the parents writable by everyone.
+    Folders that exist are left as they are."""
+    missing: list[Path] = []
+    probe = folder
+    while not probe.is_dir() and probe.parent != probe:
+        missing.append(probe)
+        probe = probe.parent
+    for path in reversed(missing):
+        try:
+            path.mkdir(mode)
+        except FileExistsError:
+            if not path.is_dir():
+                raise

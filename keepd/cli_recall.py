@@ -24,6 +24,24 @@ def add_commands(commands: Any) -> None:
 
 
 def _recall(args: argparse.Namespace) -> int:
+    """Searches or prints one message; with --json an error is JSON on stdout too (and the
+    usual line on stderr), so that a script reading stdout always gets an object."""
+    from keepd.errors import KeepdError
+
+    try:
+        return _recall_or_raise(args)
+    except KeepdError as error:
+        if not args.json:
+            raise
+        from keepd.recall.render import error_json
+
+        sys.stdout.buffer.write(error_json(error))
+        sys.stdout.flush()
+        print(f"keepd: {error}", file=sys.stderr)
+        return error.exit_code
+
+
+def _recall_or_raise(args: argparse.Namespace) -> int:
     from keepd.errors import UsageError
     from keepd.recall import render, search
 

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from keepd.errors import DaemonUnavailableError, ProtocolError, RemoteError
+from keepd.glance_io import connect_unix
 from keepd.paths import socket_path
 from keepd.protocol import Request, decode_reply, encode_request
 
@@ -57,14 +58,18 @@ class Client:
 
     def _connect(self) -> socket.socket:
         target = self.path if self.path is not None else socket_path()
-        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        sock.settimeout(self.timeout)
         try:
-            sock.connect(str(target))
+            return connect(target, self.timeout)
         except (OSError, ValueError) as error:
-            sock.close()
             raise DaemonUnavailableError(f"no daemon at {target}: {error}") from error
-        return sock
+
+
+def connect(target: Path, timeout: float) -> socket.socket:
+    """A connection to the socket at `target`, waiting for room in a full listen backlog (see
+    `glance_io.connect_unix`); raises OSError when there is none within `timeout`."""
+    sock = socket.socket(fileno=connect_unix(str(target), timeout).detach())
+    sock.settimeout(timeout)
+    return sock
 
 
 def _read_line(sock: socket.socket) -> bytes:

@@ -57,7 +57,7 @@ class SocketConfig:
 
     request_bytes: int = _key(65536, "longest request line accepted", 64, 16 << 20)
     request_seconds: float = _key(10.0, "time a client has to send a request line", 0.05, 3600)
-    max_clients: int = _key(64, "connections served at once; more are told `busy`", 1, 4096)
+    max_clients: int = _key(64, "requests read from files at once; more are told `busy`", 1, 4096)
 
 
 @dataclass(frozen=True, slots=True)

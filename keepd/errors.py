@@ -192,6 +192,10 @@ class NotRecalledError(KeepdError):
     exit_code = 19
 
 
+class NothingStoredError(NotRecalledError):
+    """The recall store has not been made yet: nothing was ever stored."""
+
+
 class MissingExtraError(KeepdError):
     """An optional dependency a command needs is not installed."""
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import _json
 import _socket
 import os
+import sys
 import time
 
 from keepd.errors import DaemonUnavailableError, ProtocolError, RemoteError
@@ -168,16 +169,40 @@ def ask_daemon(
 def _exchange(request: bytes, target: str, timeout: float) -> bytes:
     """Sends one line and reads one line back before the deadline."""
     deadline = time.monotonic() + timeout
-    sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     try:
-        sock.settimeout(timeout)
-        sock.connect(target)
+        sock = connect_unix(target, timeout)
+    except (OSError, ValueError) as error:
+        raise DaemonUnavailableError(f"no answer at {target}: {error}") from error
+    try:
         sock.sendall(request)
         return _read_line(sock, deadline)
     except (OSError, ValueError) as error:
         raise DaemonUnavailableError(f"no answer at {target}: {error}") from error
     finally:
         sock.close()
+
+
+def connect_unix(target: str, timeout: float) -> _socket.socket:
+    """A stream connection to `target`, with `timeout` set for what follows. The connect itself
+    blocks, bounded by SO_SNDTIMEO: on Linux a client finding the daemon's listen backlog full
+    (a burst of connections) waits in the kernel's queue and is let in, in turn, as the daemon
+    accepts, where a non-blocking one would fail at once or race the burst for each free slot."""
+    sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(_socket.SOL_SOCKET, _socket.SO_SNDTIMEO, _timeval(timeout))
+        sock.connect(target)
+        sock.settimeout(timeout)
+    except BaseException:
+        sock.close()
+        raise
+    return sock
+
+
+def _timeval(seconds: float) -> bytes:
+    """A C `struct timeval` (two native longs; `struct` itself would cost an import here)."""
+    whole, part = divmod(max(seconds, 0.001), 1.0)
+    size = 8 if sys.maxsize > 1 << 32 else 4
+    return int(whole).to_bytes(size, sys.byteorder) + int(part * 1e6).to_bytes(size, sys.byteorder)
 
 
 def _read_line(sock: _socket.socket, deadline: float) -> bytes:
@@ -253,8 +278,10 @@ def write_cached(glance: dict[str, object]) -> bool:
     name = cache_file(session_id) if isinstance(session_id, str) else None
     if name is None:
         return False
+    from keepd.atomic import make_folder
+
     path = Path(name)
-    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    make_folder(path.parent)
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     data = json.dumps(glance, ensure_ascii=False, separators=(",", ":")).encode()
     handle = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)

@@ -107,7 +107,10 @@ class Offline:
         done |= {"state": "active", "project": analysis.project, **pick_fields(analysis)}
         return replace(info, **done)
 
-    def session(self, name: str) -> Analysis:
+    def held(self, name: str) -> Analysis | None:
+        return None
+
+    def read(self, name: str) -> Analysis:
         from keepd.api import analyse_file
         from keepd.discover import resolve
 

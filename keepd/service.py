@@ -93,7 +93,17 @@ class Service:
 
     def session(self, name: str) -> Analysis:
         """The analysis of one session: live from the daemon's memory, else from its file."""
-        return self._backend().session(name)
+        backend = self._backend()
+        held = backend.held(name)
+        return held if held is not None else backend.read(name)
+
+    def held(self, name: str) -> Analysis | None:
+        """The analysis the daemon holds of a session (None in-process, or not in memory)."""
+        return self._backend().held(name)
+
+    def read(self, name: str) -> Analysis:
+        """A fresh analysis of a session's file: nothing shared is touched, any thread may ask."""
+        return self._backend().read(name)
 
     def mute(self, name: str, minutes: float | None = None) -> ControlResult:
         """No notices for a session (for `minutes`, or until unmuted)."""

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import orjson
 
+from keepd.atomic import make_folder
 from keepd.paths import cuts_dir
 
 _NUMBERED = re.compile(r"(\d{4,})\.json")
@@ -72,7 +73,7 @@ def start(
     from keepd.cut.boundary import now
 
     folder = record_dir(path)
-    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    make_folder(folder)
     done = records(path)
     number = done[-1].number + 1 if done else 1
     record = Record(

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import orjson
 
+from keepd.atomic import make_folder
 from keepd.cut.model import Snapshot
 from keepd.errors import LockedError, SessionBusyError, SessionChangedError
 from keepd.paths import claude_roots
@@ -138,7 +139,7 @@ def file_sha256(path: Path, size: int | None = None) -> str:
 @contextlib.contextmanager
 def locked(lock_file: Path) -> Iterator[None]:
     """Holds an exclusive lock on `lock_file` (one keepd writer per session at a time)."""
-    lock_file.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    make_folder(lock_file.parent)
     fd = os.open(lock_file, os.O_RDWR | os.O_CREAT, 0o600)
     try:
         _lock(fd, lock_file)

@@ -1,8 +1,9 @@
 """Turns analyses into notices: decides, keeps what is not yet dispatched, retries, remembers.
 
 A notice counts as sent only once the notification server took it; until then it waits in
-`pending` (the newest per session) and is retried. Sent keys go to the memory file, so a
-restarted daemon does not repeat them.
+`pending` (the newest per session) and is retried. Its key is saved to the memory file before
+it is sent, so a restarted daemon does not repeat it: a notice whose record cannot be saved (a
+full disk) waits too, and is sent once a save succeeds.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ class Alerts:
         self,
         config: NotifyConfig,
         memory: Memory,
-        save: Callable[[], None],
+        save: Callable[[], bool],
         *,
         clock: Callable[[], float] = time.time,
     ) -> None:
@@ -54,7 +55,8 @@ class Alerts:
         return True
 
     async def flush(self) -> int:
-        """Sends what is pending; stops at the first failure (the server is away)."""
+        """Sends what is pending; stops at the first failure (the server is away, or the
+        record of the notice cannot be saved)."""
         if self.sender is None or not self.pending:
             return 0
         sent = 0
@@ -63,26 +65,37 @@ class Alerts:
                 if not self._still_wanted(notice):
                     self.pending.pop(session_id, None)
                     continue
-                if not await self.sender.send(notice):
-                    self.failures += 1
-                    level = logging.WARNING if self.failures == 1 else logging.DEBUG
-                    log.log(
-                        level,
-                        "notice for %s not dispatched: %s; retrying",
-                        session_id,
-                        self.sender.describe(),
-                    )
+                if not await self._send(notice):
                     break
-                self.failures = 0
                 log.info("notified %s (%s)", session_id, notice.key)
-                self.memory.remember(session_id, notice.key)
                 if self.pending.get(session_id) is notice:
                     del self.pending[session_id]
                 self.sent += 1
                 sent += 1
-            if sent:
-                self.save()
         return sent
+
+    async def _send(self, notice: Notice) -> bool:
+        """Records the notice, saves the record, then sends it; takes the record back if
+        the server does not take the notice."""
+        assert self.sender is not None
+        self.memory.remember(notice.session_id, notice.key)
+        if not self.save():
+            self.memory.forget(notice.session_id, notice.key)
+            return False
+        if await self.sender.send(notice):
+            self.failures = 0
+            return True
+        self.memory.forget(notice.session_id, notice.key)
+        self.save()
+        self.failures += 1
+        level = logging.WARNING if self.failures == 1 else logging.DEBUG
+        log.log(
+            level,
+            "notice for %s not dispatched: %s; retrying",
+            notice.session_id,
+            self.sender.describe(),
+        )
+        return False
 
     def _still_wanted(self, notice: Notice) -> bool:
         now = self.clock()

@@ -47,6 +47,7 @@ class Follower:
         self._quiet: dict[Path, asyncio.TimerHandle] = {}
         self._cost: dict[Path, float] = {}
         self._rescan_soon: asyncio.TimerHandle | None = None
+        self._woken: set[Path] = set()
         self._tasks: set[asyncio.Task[int]] = set()
         self.before_rescan: Callable[[], None] = lambda: None
         self.on_boundary: Callable[[Path, str], None] = lambda path, uuid: None
@@ -76,6 +77,16 @@ class Follower:
         if result.changed:
             self._schedule_analysis(path)
             self._arm_quiet(path)
+
+    def wake(self, path: Path) -> None:
+        """Reads and analyses a known session soon, active or not (someone asked for it)."""
+        if path not in self._woken:
+            self._woken.add(path)
+            self.loop.call_soon(self._wake_now, path)
+
+    def _wake_now(self, path: Path) -> None:
+        self._woken.discard(path)
+        self.on_path(path)
 
     def rescan(self) -> int:
         """Catches what events missed: new, changed and vanished files; evicts idle ones."""

@@ -96,18 +96,20 @@ class Live:
         notified = list(self.memory.notified.get(session_id, []))
         return SessionInfo(**{**info.to_dict(), "notified": notified})
 
-    def session(self, name: str) -> Analysis:
-        """The live analysis of a session in memory, else a fresh one of its file."""
+    def held(self, name: str) -> Analysis | None:
+        """The live analysis of a session in memory (on the loop)."""
         followed = self.registry.find(name)
-        if followed is not None and followed.state is not None:
-            analysis = self.registry.full(followed.path)
-            if analysis is not None:
-                return analysis
+        if followed is None or followed.state is None:
+            return None
+        return self.registry.full(followed.path)
+
+    def read(self, name: str) -> Analysis:
+        """A fresh analysis of the session's file; touches no registry state, so that the
+        socket can run it in a thread (a big file must not hold up the loop)."""
         from keepd.api import analyse_file
         from keepd.discover import resolve
 
-        path = followed.path if followed is not None else resolve(name).path
-        return analyse_file(path, window=self.registry.window)
+        return analyse_file(resolve(name).path, window=self.registry.window)
 
     def session_id(self, name: str) -> str:
         followed = self.registry.find(name)
@@ -155,4 +157,8 @@ class Live:
         followed = find(self.registry, session_id, path)
         if followed is None:
             return Glance(session_id, written=self.clock())
+        if followed.state is None and not followed.summary:
+            # Known but never analysed (idle past watch.active_minutes since the daemon
+            # started, as after `claude --resume`): asked for, it is in use; read it now.
+            self.follower.wake(followed.path)
         return glance_of(followed, self.alerts.config, self.clock())

@@ -7,6 +7,7 @@ import os
 import sys
 from pathlib import Path
 
+from keepd.atomic import make_folder
 from keepd.config import LogConfig
 from keepd.paths import log_file
 
@@ -32,7 +33,7 @@ def setup_logging(config: LogConfig, *, verbose: bool = False) -> Path | None:
     if target is None and under_launchd():
         target = log_file()
     if target is not None:
-        target.parent.mkdir(parents=True, exist_ok=True)
+        make_folder(target.parent)
         handler = logging.FileHandler(target, encoding="utf-8")
         handler.setFormatter(logging.Formatter(FILE_FORMAT))
         root.addHandler(handler)

@@ -17,7 +17,13 @@ Params = dict[str, Any]
 
 
 class Methods:
-    """`handler(method, params)` for the server; `protocol.decode_request` checked the params."""
+    """`handler(method, params)` for the server; `protocol.decode_request` checked the params.
+
+    Every method but `session` and `note` answers on the loop from memory (`QUICK`); those two
+    may read a file, in a thread.
+    """
+
+    QUICK = frozenset(METHODS) - {"session", "note"}
 
     def __init__(self, service: Service) -> None:
         self.service = service
@@ -52,11 +58,16 @@ class Methods:
         return [info.to_dict() for info in self.service.sessions(params.get("name"))]
 
     async def _session(self, params: Params) -> Any:
-        """The live analysis (`detail`: a fresh full one of the file, blocks included)."""
+        """The live analysis (`detail`: a fresh full one of the file, blocks included); a file
+        is read in a thread, so that a big one (or a FIFO refused) holds up no other client."""
+        name = params["name"]
         if params.get("detail", False):
-            result = await asyncio.to_thread(self.service.report, params["name"])
+            result = await asyncio.to_thread(self.service.report, name)
             return result.analysis.to_dict()
-        return self.service.session(params["name"]).to_dict()
+        analysis = self.service.held(name)
+        if analysis is None:
+            analysis = await asyncio.to_thread(self.service.read, name)
+        return analysis.to_dict()
 
     async def _note(self, params: Params) -> Any:
         result = await asyncio.to_thread(self.service.note, params["name"])

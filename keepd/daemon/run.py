@@ -16,9 +16,11 @@ from collections.abc import Coroutine
 from pathlib import Path
 from typing import IO, Any
 
+from keepd.atomic import make_folder
 from keepd.config import Config, load_config
 from keepd.daemon import systemd
 from keepd.daemon.alerts import Alerts
+from keepd.daemon.descriptors import raise_limit
 from keepd.daemon.follow import Follower
 from keepd.daemon.glance import GlanceCache
 from keepd.daemon.live import Live, Where
@@ -27,7 +29,7 @@ from keepd.daemon.notify import ensure_bus_address, make_sender, open_path
 from keepd.daemon.policy import Notice
 from keepd.daemon.registry import Registry
 from keepd.daemon.server import Server, bind_socket
-from keepd.daemon.state import load_memory, save_memory, until
+from keepd.daemon.state import StateFile, load_memory, until
 from keepd.daemon.watch import Want, Watcher
 from keepd.errors import AlreadyRunningError, ConfigError, DaemonError, KeepdError
 from keepd.paths import claude_roots, config_file, daemon_state_file, lock_path, socket_path
@@ -35,6 +37,7 @@ from keepd.service import Service
 
 log = logging.getLogger(__name__)
 HEAP_SECONDS = 10.0
+APSCHEDULER_RUNS = "apscheduler.executors.default"
 SOCKET_PATH_LIMIT = 104  # sun_path: 108 bytes on Linux, 104 on macOS
 
 
@@ -46,6 +49,7 @@ def run_daemon(config_path: Path | None = None, *, verbose: bool = False) -> int
     from keepd.daemon.logs import setup_logging
 
     setup_logging(config.log, verbose=verbose)
+    raise_limit()
     return asyncio.run(Daemon(config, config_path).main())
 
 
@@ -53,8 +57,10 @@ def acquire_lock(path: Path) -> IO[bytes]:
     """One daemon per user: an exclusive lock held for the daemon's life."""
     import fcntl
 
-    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    handle = path.open("ab")
+    make_folder(path.parent)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND | getattr(os, "O_CLOEXEC", 0)
+    handle = os.fdopen(os.open(path, flags, 0o600), "ab")
+    os.fchmod(handle.fileno(), 0o600)  # one left by an older keepd was 0644
     try:
         fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError as error:
@@ -102,15 +108,16 @@ class Daemon:
         config = self.config
         ensure_bus_address(os.environ)
         self.state_file = daemon_state_file()
-        memory = load_memory(self.state_file)
+        self.state = StateFile(self.state_file, load_memory(self.state_file))
+        memory = self.state.memory
         window = config.watch.window or None
         self.registry = Registry(
             claude_roots, active_seconds=60.0 * config.watch.active_minutes, window=window
         )
-        self.alerts = Alerts(config.notify, memory, self._save)
+        self.alerts = Alerts(config.notify, memory, self.state.save)
         self.glances = GlanceCache(lambda: self.alerts.config)
         self.registry.on_analysed = self.glances.write
-        self._closing.callback(self._save)
+        self._closing.callback(self.state.save)
         if config.notify.enabled:
             self.alerts.sender = make_sender(self._on_open, self._on_not_now)
         self.follower = Follower(self.registry, self.alerts, config.watch, config.notify, loop)
@@ -140,6 +147,7 @@ class Daemon:
             request_bytes=limits.request_bytes,
             request_seconds=limits.request_seconds,
             max_clients=limits.max_clients,
+            quick=Methods.QUICK,
         )
         sock = systemd.listening_socket()
         if sock is None:
@@ -166,6 +174,8 @@ class Daemon:
         self._jobs()
         self.scheduler.start()
         self._closing.callback(self.scheduler.shutdown, wait=False)
+        # Runs first: a job cancelled by the shutdown (a retry under way) is no error to log.
+        self._closing.callback(logging.getLogger(APSCHEDULER_RUNS).setLevel, logging.CRITICAL)
 
     def _jobs(self) -> None:
         every = {"coalesce": True, "max_instances": 1, "replace_existing": True}
@@ -194,6 +204,7 @@ class Daemon:
         gc.freeze()
 
     async def _retry_job(self) -> None:
+        self.state.retry()
         await self.alerts.flush()
 
     async def _beat_job(self) -> None:
@@ -218,12 +229,6 @@ class Daemon:
         self._jobs()
         log.info("configuration reloaded (watch.polling and log.file apply at restart)")
         self.follower.reconsider()
-
-    def _save(self) -> None:
-        try:
-            save_memory(self.state_file, self.alerts.memory)
-        except OSError as error:
-            log.error("cannot save %s: %s", self.state_file, error)
 
     def _status_line(self) -> str:
         sessions = self.registry.sessions.values()
@@ -256,7 +261,7 @@ class Daemon:
         minutes = self.config.notify.snooze_minutes
         if minutes > 0:
             self.alerts.memory.mute(notice.session_id, until(minutes, self.alerts.clock()))
-            self._save()
+            self.state.save()
         log.info("%s muted for %s minutes (Not now)", notice.session_id, minutes)
 
     def _spawn(self, work: Coroutine[Any, Any, Any]) -> None:

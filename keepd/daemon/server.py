@@ -4,21 +4,29 @@ Each connection may send several requests, one line each, and gets one reply lin
 A line longer than `request_bytes`, a client silent for `request_seconds`, or a peer of another
 user ends that connection (after an error reply where one can be sent); nothing a client sends
 reaches more than its own connection.
+
+Idle clients cost a descriptor, never a turn: `max_clients` counts only requests being answered
+in a thread (ping, status and the other quick methods are always answered), and at the budget
+of open connections (`MAX_CONNECTIONS`, fewer where the descriptor limit is low: the daemon
+keeps some for reading sessions) the connection idle the longest is closed to let a new one in.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import logging
 import os
 import socket
-import struct
-import sys
+import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+from keepd.atomic import make_folder
+from keepd.daemon.clients import Connection, StreamProtocol, peer_uid, socket_of, unread
+from keepd.daemon.descriptors import connection_budget
 from keepd.errors import KeepdError, ProtocolError
 from keepd.protocol import Reply, decode_request, encode_reply, error_reply, request_id
 
@@ -26,26 +34,18 @@ log = logging.getLogger(__name__)
 Handler = Callable[[str, dict[str, Any]], Awaitable[Any]]
 WRITE_SECONDS = 30.0
 LINGER_SECONDS = 1.0
-
-
-def peer_uid(sock: socket.socket) -> int | None:
-    """The user id of the process at the other end (Linux `SO_PEERCRED`, BSD/macOS xucred)."""
-    try:
-        if hasattr(socket, "SO_PEERCRED"):
-            raw = sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
-            return int(struct.unpack("3i", raw)[1])
-        if sys.platform == "darwin" or "bsd" in sys.platform:
-            local_peercred, sol_local = 0x001, 0
-            raw = sock.getsockopt(sol_local, local_peercred, struct.calcsize("IiH16I"))
-            return int(struct.unpack_from("Ii", raw)[1])
-    except OSError as error:
-        log.warning("cannot read the peer's credentials: %s", error)
-    return None
+# A short backlog: a client queued behind a flood of connections waits for fewer of them
+# (keepd's clients wait in the kernel's queue for room in a full one: glance_io.connect_unix).
+BACKLOG = 32
+MAX_CONNECTIONS = 1024  # open at once (fewer if the descriptor limit is low)
+ACCEPT_BATCH = 16  # connections accepted per turn of the loop, so that their requests are read
+RETRY_SECONDS = 0.05  # accepting again after running out of descriptors or of idle connections
+SHORT_OF_DESCRIPTORS = (errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM)
 
 
 def bind_socket(path: Path) -> socket.socket:
     """A listening socket at `path`, in a 0700 folder, itself 0600; a stale one is replaced."""
-    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    make_folder(path.parent)
     path.parent.chmod(0o700)
     with contextlib.suppress(FileNotFoundError):
         path.unlink()
@@ -59,71 +59,237 @@ def bind_socket(path: Path) -> socket.socket:
     finally:
         os.umask(old)
     path.chmod(0o600)
-    sock.listen(128)
+    sock.listen(BACKLOG)
     return sock
 
 
 class Server:
-    """Serves requests with `handler(method, params)`, which the daemon backs with `Service`."""
+    """Serves requests with `handler(method, params)`, which the daemon backs with `Service`;
+    `quick` methods are answered on the loop at once and never told `busy`."""
 
     def __init__(
-        self, handler: Handler, *, request_bytes: int, request_seconds: float, max_clients: int
+        self,
+        handler: Handler,
+        *,
+        request_bytes: int,
+        request_seconds: float,
+        max_clients: int,
+        max_connections: int = MAX_CONNECTIONS,
+        quick: frozenset[str] = frozenset(),
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.handler = handler
         self.request_bytes = request_bytes
         self.request_seconds = request_seconds
         self.max_clients = max_clients
-        self.clients = 0
+        self.quick = quick
+        self.clock = clock
+        self.budget = connection_budget(max_connections)
+        self.connections: set[Connection] = set()
+        self.answering = 0
         self.served = 0
         self.rejected = 0
-        self._server: asyncio.base_events.Server | None = None
+        self.evicted = 0
+        self._listener: socket.socket | None = None
+        self._paused = self._short = False
+        self._tasks: set[asyncio.Task[None]] = set()
         self._uid = os.getuid() if hasattr(os, "getuid") else None
 
+    @property
+    def clients(self) -> int:
+        return len(self.connections)
+
     async def start(self, sock: socket.socket) -> None:
-        self._server = await asyncio.start_unix_server(
-            self._client, sock=sock, limit=self.request_bytes
-        )
+        sock.setblocking(False)
+        self._listener = sock
+        asyncio.get_running_loop().add_reader(sock.fileno(), self._accept)
 
     async def close(self) -> None:
-        if self._server is not None:
-            self._server.close()
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._server.wait_closed(), 2.0)
+        listener, self._listener = self._listener, None
+        if listener is not None:
+            if not self._paused:
+                asyncio.get_running_loop().remove_reader(listener.fileno())
+            listener.close()
+        for connection in list(self.connections):
+            if connection.sock is not None:
+                self._drop(connection, connection.sock)
+            elif connection.writer is not None:
+                connection.writer.transport.abort()
+        if self._tasks:
+            await asyncio.wait(list(self._tasks), timeout=2.0)
 
-    async def _client(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        self.clients += 1
+    def _accept(self) -> None:
+        """Takes the waiting connections (a batch per turn), within the budget."""
+        assert self._listener is not None
+        for _ in range(ACCEPT_BATCH):
+            if len(self.connections) >= self.budget:
+                # Evicted streams count until their sockets are closed, then accepting resumes
+                # (as it does when a connection turns idle, if none could be evicted).
+                self._make_room(ACCEPT_BATCH)
+                if len(self.connections) >= self.budget:
+                    self._pause()
+                    return
+            try:
+                sock, _ = self._listener.accept()
+            except (BlockingIOError, InterruptedError):
+                return
+            except OSError as error:
+                if error.errno in SHORT_OF_DESCRIPTORS:
+                    log.warning("cannot accept a client: %s; trying again shortly", error)
+                    self._pause(short=True)
+                    return
+                continue  # that client already went away
+            self._watch(sock)
+
+    def _pause(self, *, short: bool = False) -> None:
+        """Stops accepting until a connection turns idle or closes (`short` of descriptors:
+        until `RETRY_SECONDS` have passed)."""
+        if self._listener is None or self._paused:
+            return
+        loop = asyncio.get_running_loop()
+        loop.remove_reader(self._listener.fileno())
+        self._paused, self._short = True, short
+        loop.call_later(RETRY_SECONDS, self._resume, True)
+
+    def _resume(self, timer: bool = False) -> None:
+        if self._listener is not None and self._paused and (timer or not self._short):
+            self._paused = False
+            asyncio.get_running_loop().add_reader(self._listener.fileno(), self._accept)
+
+    def _idle(self, connection: Connection) -> None:
+        """The connection waits on its client; accepting resumes if it waited for one."""
+        connection.idle_since = self.clock()
+        self._resume()
+
+    def _make_room(self, wanted: int) -> None:
+        """Closes up to `wanted` connections, those waited for the longest; one whose request
+        has arrived but is not read yet (a client that just connected) is spared."""
+        wanted -= sum(1 for connection in self.connections if connection.evicted)
+        if wanted <= 0:
+            return
+        idle = [c for c in self.connections if c.idle_since is not None and not c.evicted]
+        idle.sort(key=lambda connection: connection.idle_since or 0.0)
+        for connection in idle:
+            if wanted <= 0:
+                break
+            if connection.sock is not None and not unread(connection.sock):
+                self._drop(connection, connection.sock, self._eviction())
+                wanted -= 1
+            elif connection.writer is not None and not unread(socket_of(connection.writer)):
+                self._evict(connection, connection.writer)
+                wanted -= 1
+
+    def _eviction(self) -> bytes:
+        self.evicted += 1
+        message = f"closed to let another client in: {self.budget} connections at once"
+        return encode_reply(error_reply(None, ProtocolError("timeout", message)))
+
+    def _evict(self, connection: Connection, writer: asyncio.StreamWriter) -> None:
+        connection.evicted = True
+        if writer.transport.get_write_buffer_size():  # it does not read: drop what waits
+            self.evicted += 1
+            writer.transport.abort()
+        else:
+            writer.write(self._eviction())
+            writer.close()
+
+    def _watch(self, sock: socket.socket) -> None:
+        """Holds a new connection as a bare socket until it sends something."""
+        sock.setblocking(False)
+        connection = Connection(sock=sock, idle_since=self.clock())
+        self.connections.add(connection)
+        loop = asyncio.get_running_loop()
+        loop.add_reader(sock.fileno(), self._first_bytes, connection)
+        connection.silence = loop.call_later(self.request_seconds, self._silent, connection)
+
+    def _silent(self, connection: Connection) -> None:
+        if connection.sock is not None:
+            reply = error_reply(None, ProtocolError("timeout", "no complete request in time"))
+            self._drop(connection, connection.sock, encode_reply(reply))
+
+    def _drop(self, connection: Connection, sock: socket.socket, farewell: bytes = b"") -> None:
+        """Closes a connection that never sent anything (its descriptor is free at once)."""
+        asyncio.get_running_loop().remove_reader(sock.fileno())
+        if connection.silence is not None:
+            connection.silence.cancel()
+        if farewell:
+            with contextlib.suppress(OSError):
+                sock.send(farewell)
+        sock.close()
+        connection.sock = None
+        self._closed(connection)
+
+    def _first_bytes(self, connection: Connection) -> None:
+        """The client sent something (or closed): it gets a stream and a task."""
+        sock = connection.sock
+        if sock is None:
+            return
         try:
-            if self._admit(writer):
-                await self._serve(reader, writer)
-            elif self.clients > self.max_clients:
-                await self._fail(reader, writer, "busy", "too many clients; try again")
+            sent = sock.recv(1, socket.MSG_PEEK)
+        except BlockingIOError:
+            return
+        except OSError:
+            sent = b""
+        if not sent:  # it went away without a word (a flood ending): no stream for that
+            self._drop(connection, sock)
+            return
+        asyncio.get_running_loop().remove_reader(sock.fileno())
+        if connection.silence is not None:
+            connection.silence.cancel()
+        connection.sock, connection.idle_since = None, None
+        task = asyncio.get_running_loop().create_task(self._client(sock, connection))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _client(self, sock: socket.socket, connection: Connection) -> None:
+        writer: asyncio.StreamWriter | None = None
+        try:
+            reader, writer = await self._streams(sock, connection)
+            connection.writer = writer
+            if self._admit(sock):
+                await self._serve(connection, reader, writer)
         except (ConnectionError, TimeoutError, OSError) as error:
             log.debug("client went away: %r", error)
         except Exception:
             log.exception("serving a client failed")
         finally:
-            self.clients -= 1
-            writer.close()
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(writer.wait_closed(), 1.0)
+            if writer is None:
+                sock.close()
+                self._closed(connection)
+            else:
+                writer.close()  # the transport calls `_closed` as it closes the socket
 
-    def _admit(self, writer: asyncio.StreamWriter) -> bool:
-        sock = writer.get_extra_info("socket")
-        uid = peer_uid(sock) if sock is not None else None
+    def _closed(self, connection: Connection) -> None:
+        """The connection's descriptor is free: one more may be accepted."""
+        self.connections.discard(connection)
+        self._resume()
+
+    async def _streams(
+        self, sock: socket.socket, connection: Connection
+    ) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+        """A stream over the socket, whose protocol marks the connection and reports its end."""
+        loop = asyncio.get_running_loop()
+        reader = asyncio.StreamReader(limit=self.request_bytes, loop=loop)
+        protocol = StreamProtocol(reader, connection, self._closed, loop)
+        transport, _ = await loop.connect_accepted_socket(lambda: protocol, sock)
+        return reader, asyncio.StreamWriter(transport, protocol, reader, loop)
+
+    def _admit(self, sock: socket.socket) -> bool:
+        uid = peer_uid(sock)
         if self._uid is not None and uid != self._uid:
             self.rejected += 1
             log.warning("refused a client of uid %s", uid)
             return False
-        if self.clients > self.max_clients:
-            self.rejected += 1
-            log.info("%d clients at once: telling one to come back", self.clients)
-            return False
         return True
 
-    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        while True:
+    async def _serve(
+        self, connection: Connection, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    ) -> None:
+        while not connection.evicted:
+            self._idle(connection)
             try:
-                line = await asyncio.wait_for(reader.readuntil(b"\n"), self.request_seconds)
+                async with asyncio.timeout(self.request_seconds):
+                    line = await reader.readuntil(b"\n")
             except asyncio.IncompleteReadError:
                 return
             except asyncio.LimitOverrunError:
@@ -133,9 +299,14 @@ class Server:
             except TimeoutError:
                 await self._fail(reader, writer, "timeout", "no complete request in time")
                 return
+            if connection.evicted:
+                return
+            connection.idle_since = None
             reply = await self._answer(line)
             writer.write(encode_reply(reply))
-            await asyncio.wait_for(writer.drain(), WRITE_SECONDS)
+            self._idle(connection)  # until the client has read the reply
+            async with asyncio.timeout(WRITE_SECONDS):
+                await writer.drain()
             self.served += 1
 
     async def _answer(self, line: bytes) -> Reply:
@@ -143,7 +314,14 @@ class Server:
         try:
             request = decode_request(line)
             ident = request.id
-            result = await self.handler(request.method, request.params)
+            if request.method not in self.quick and self.answering >= self.max_clients:
+                self.rejected += 1
+                raise ProtocolError("busy", f"{self.answering} requests at once; try again")
+            self.answering += 1
+            try:
+                result = await self.handler(request.method, request.params)
+            finally:
+                self.answering -= 1
         except Exception as error:
             if ident is None:
                 ident = request_id(line)

@@ -1,7 +1,8 @@
 """What the daemon remembers across restarts: the notices sent, mutes and the pause.
 
 Written atomically (a temporary file renamed over the old one) with mode 0600; a file that
-cannot be parsed is set aside and the daemon starts with an empty memory.
+cannot be parsed is set aside and the daemon starts with an empty memory. A save that fails (a
+full disk) is tried again until one succeeds.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from keepd.errors import UsageError
 log = logging.getLogger(__name__)
 FORMAT = 1
 MAX_SESSIONS = 5000
+MAX_MINUTES = 10 * 365 * 24 * 60
 
 
 @dataclass(slots=True)
@@ -41,6 +43,14 @@ class Memory:
             keys.append(key)
         while len(self.notified) > MAX_SESSIONS:
             del self.notified[next(iter(self.notified))]
+
+    def forget(self, session_id: str, key: str) -> None:
+        """Takes back `remember` (the notice it recorded was not sent after all)."""
+        keys = self.notified.get(session_id, [])
+        if key in keys:
+            keys.remove(key)
+        if not keys:
+            self.notified.pop(session_id, None)
 
     def muted(self, session_id: str, now: float) -> bool:
         if session_id not in self.mutes:
@@ -82,15 +92,31 @@ class Memory:
 
 
 def until(minutes: float | None, now: float) -> float | None:
-    """The end of a mute or pause `minutes` from now (None: until lifted).
+    """The end of a mute or pause `minutes` from now (None: until lifted); at most ten years,
+    so that a huge number is an error rather than "until lifted" in disguise.
 
     >>> until(None, 100.0), until(2, 100.0)
     (None, 220.0)
+    >>> until(True, 100.0)
+    Traceback (most recent call last):
+    ...
+    keepd.errors.UsageError: usage: minutes must be a number, not True
+    >>> until(1e300, 100.0)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    keepd.errors.UsageError: usage: minutes must be at most 5,256,000 (ten years), not 1e+300...
     """
     if minutes is None:
         return None
+    if isinstance(minutes, bool) or not isinstance(minutes, int | float):
+        raise UsageError(f"minutes must be a number, not {minutes!r}")
     if not math.isfinite(minutes) or minutes <= 0:
         raise UsageError(f"minutes must be a positive number, not {minutes!r}")
+    if minutes > MAX_MINUTES:
+        raise UsageError(
+            f"minutes must be at most {MAX_MINUTES:,} (ten years), not {minutes!r}; "
+            'leave it out for "until lifted"'
+        )
     return now + 60.0 * minutes
 
 
@@ -116,6 +142,36 @@ def load_memory(path: Path) -> Memory:
 def save_memory(path: Path, memory: Memory) -> None:
     """Writes the memory atomically, private to the user."""
     replace_file(path, orjson.dumps(memory.to_dict()), mode=0o600)
+
+
+class StateFile:
+    """The memory and the file it is saved to; a failed save leaves it `unsaved` for `retry`."""
+
+    def __init__(self, path: Path, memory: Memory) -> None:
+        self.path = path
+        self.memory = memory
+        self.unsaved = False
+        self.failures = 0
+
+    def save(self) -> bool:
+        """Writes the memory; False (logged) when it could not be written."""
+        try:
+            save_memory(self.path, self.memory)
+        except OSError as error:
+            self.failures += 1
+            self.unsaved = True
+            level = logging.ERROR if self.failures == 1 else logging.DEBUG
+            log.log(level, "cannot save %s: %s; trying again", self.path, error)
+            return False
+        if self.failures:
+            log.info("saved %s after %d failed tries", self.path, self.failures)
+        self.unsaved, self.failures = False, 0
+        return True
+
+    def retry(self) -> None:
+        """Saves again if the last save failed."""
+        if self.unsaved:
+            self.save()
 
 
 def _parse(data: Any) -> Memory:

@@ -20,17 +20,14 @@
 from __future__ import annotations
 
 import os
-import stat
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from keepd.regular import open_regular, read_range
+
 MARK_BYTES = 64
 READ_LIMIT = 8 << 20
-
-
-class NotAFileError(OSError):
-    """The path is a directory, a FIFO or a device: never read (a FIFO would block)."""
-
 
 @dataclass(frozen=True, slots=True)
 class Chunk:
@@ -60,19 +57,13 @@ class Tail:
 
     def read(self, limit: int = READ_LIMIT) -> Chunk:
         """New bytes (at most `limit`); raises OSError when the file cannot be read."""
-        flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
-        fd = os.open(self.path, flags)
-        try:
-            info = os.fstat(fd)
-            if not stat.S_ISREG(info.st_mode):
-                raise NotAFileError(f"{self.path} is not a regular file")
+        # No size bound: a followed session is read in pieces of `limit` and kept compact.
+        with open_regular(self.path, sys.maxsize) as (fd, info):
             reset = self._moved(fd, info)
             if reset:
                 self.offset, self._mark = 0, b""
             self.identity, self.size = (info.st_dev, info.st_ino), info.st_size
-            data = _read_range(fd, self.offset, min(info.st_size - self.offset, limit))
-        finally:
-            os.close(fd)
+            data = read_range(fd, self.offset, min(info.st_size - self.offset, limit))
         self.offset += len(data)
         self._mark = (self._mark + data[-MARK_BYTES:])[-MARK_BYTES:]
         return Chunk(data, reset, info.st_size, self.offset < info.st_size)
@@ -89,16 +80,5 @@ class Tail:
         if not self._mark:
             return False
         start = self.offset - len(self._mark)
-        return _read_range(fd, start, len(self._mark)) != self._mark
+        return read_range(fd, start, len(self._mark)) != self._mark
 
-
-def _read_range(fd: int, start: int, length: int) -> bytes:
-    parts: list[bytes] = []
-    while length > 0:
-        piece = os.pread(fd, min(length, 1 << 20), start)
-        if not piece:
-            break
-        parts.append(piece)
-        start += len(piece)
-        length -= len(piece)
-    return b"".join(parts)

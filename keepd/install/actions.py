@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-from keepd.atomic import replace_file
+from keepd.atomic import make_folder, replace_file
 from keepd.errors import ServiceError
 
 COMMAND_SECONDS = 90.0
@@ -120,7 +120,7 @@ class Executor:
             self.out.write(f"{'wrote' if changed else 'unchanged'} {action.path}\n")
         elif isinstance(action, MakeDir):
             if not action.path.is_dir():
-                action.path.mkdir(parents=True, exist_ok=True, mode=0o700)
+                make_folder(action.path)
                 self.out.write(f"created {action.path}/\n")
         elif isinstance(action, Remove):
             if remove_path(action.path):

@@ -38,7 +38,7 @@ class Launchd:
         self.runner = runner
 
     def files(self, command: Command, extras: Extras, *, socket: bool) -> dict[Path, bytes]:
-        return {plist_path(): render_plist(command, extras, log_file().parent)}
+        return {plist_path(): render_plist(command, extras)}
 
     def install_actions(self, command: Command, extras: Extras, *, socket: bool) -> list[Action]:
         path, content = next(iter(self.files(command, extras, socket=socket).items()))

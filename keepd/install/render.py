@@ -18,7 +18,7 @@ from typing import Any
 
 from keepd.errors import ServiceError
 from keepd.install.command import Command
-from keepd.paths import service_writable
+from keepd.paths import log_file, service_writable
 
 SERVICE = "keepd.service"
 SOCKET = "keepd.socket"
@@ -27,16 +27,29 @@ PLIST = LABEL + ".plist"
 # Variables of the installing shell that change where keepd reads or writes: the service
 # does not inherit that shell's environment, so they are written into the unit or plist.
 CARRIED = ("CLAUDE_CONFIG_DIR", "KEEPD_NOTES_DIR", "KEEPD_CUTS_DIR")
+# The XDG base folders keepd's own files live in (config, notes, the recall store, state), with
+# their defaults under HOME: carried when the shell moved them, or the daemon would keep what it
+# stores (Claude Code's compactions for `keepd recall`) where the commands do not look.
+XDG_DEFAULTS = {
+    "XDG_CONFIG_HOME": ".config",
+    "XDG_DATA_HOME": ".local/share",
+    "XDG_STATE_HOME": ".local/state",
+    "XDG_CACHE_HOME": ".cache",
+}
 LAUNCHD_PATH = ("/usr/local/bin", "/opt/homebrew/bin", "/usr/bin", "/bin", "/usr/sbin", "/sbin")
+PRIVATE_NETWORK = "PrivateNetwork=yes\n"
 _UNSAFE = re.compile(r"[\s\"'\\;]")
 
 
 @dataclass(frozen=True, slots=True)
 class Extras:
-    """What this machine adds to the templates; empty for a system package's generic units."""
+    """What this machine adds to the templates; empty for a system package's generic units
+    (whose plist then names no log file: the daemon writes its own under launchd)."""
 
     environment: dict[str, str] = field(default_factory=dict)
     writable: list[Path] = field(default_factory=list)
+    log_dir: Path | None = None
+    abstract_bus: bool = False  # the session bus is an abstract socket: no PrivateNetwork=
 
 
 def template(name: str) -> str:
@@ -48,13 +61,26 @@ def machine_extras(environ: dict[str, str] | None = None) -> Extras:
     """The carried variables that are set, and the writable folders the template misses."""
     env = dict(os.environ) if environ is None else environ
     carried = {name: env[name] for name in CARRIED if env.get(name, "").strip()}
+    carried |= moved_xdg(env)
     covered = default_writable(env)
     missing: list[Path] = []
     for path in service_writable():
         inside = any(path == base or path.is_relative_to(base) for base in covered)
         if not inside and path not in missing:
             missing.append(path)
-    return Extras(carried, missing)
+    bus = env.get("DBUS_SESSION_BUS_ADDRESS", "")
+    return Extras(carried, missing, log_file().parent, abstract_bus="unix:abstract=" in bus)
+
+
+def moved_xdg(environ: dict[str, str]) -> dict[str, str]:
+    """The XDG base folders set to somewhere other than their defaults."""
+    home = Path.home()
+    moved = {}
+    for name, default in XDG_DEFAULTS.items():
+        value = environ.get(name, "").strip()
+        if value and Path(value).expanduser() != home / default:
+            moved[name] = value
+    return moved
 
 
 def default_writable(environ: dict[str, str]) -> list[Path]:
@@ -90,6 +116,8 @@ def render_service(command: Command, extras: Extras) -> str:
     text = template(SERVICE).replace("@KEEPD@", exec_words)
     text = _lines(text, "@ENVIRONMENT@", environment)
     text = _lines(text, "@READ_WRITE_PATHS@", writable)
+    if extras.abstract_bus:  # a network namespace of its own would hide the bus
+        text = text.replace(PRIVATE_NETWORK, "# PrivateNetwork= left out: the bus is abstract\n")
     return _filled(text, SERVICE)
 
 
@@ -109,8 +137,9 @@ def _filled(text: str, name: str) -> str:
     return text
 
 
-def render_plist(command: Command, extras: Extras, log_dir: Path) -> bytes:
-    """The launchd agent for `command`: the template read with plistlib, filled, written."""
+def render_plist(command: Command, extras: Extras) -> bytes:
+    """The launchd agent for `command`: the template read with plistlib, filled, written.
+    Without a log folder (a package's generic plist) launchd's own log keys are left out."""
     data: dict[str, Any] = plistlib.loads(template(PLIST).encode())
     arguments = list(data["ProgramArguments"])
     data["ProgramArguments"] = [*command.argv, *arguments[1:]]
@@ -120,7 +149,10 @@ def render_plist(command: Command, extras: Extras, log_dir: Path) -> bytes:
     environment.update(sorted(extras.environment.items()))
     data["EnvironmentVariables"] = environment
     for key in ("StandardOutPath", "StandardErrorPath"):
-        data[key] = data[key].replace("@LOG_DIR@", str(log_dir))
+        if extras.log_dir is None:
+            del data[key]
+        else:
+            data[key] = data[key].replace("@LOG_DIR@", str(extras.log_dir))
     rendered = plistlib.dumps(data, sort_keys=False)
     _filled(rendered.decode(), PLIST)
     return rendered

@@ -15,8 +15,9 @@ from mcp.types import ToolAnnotations
 from pydantic import Field
 
 from keepd._version import __version__
-from keepd.errors import KeepdError, NotRecalledError
+from keepd.errors import KeepdError, NothingStoredError, NotRecalledError
 from keepd.recall import render, search
+from keepd.recall.search import ALL_SESSIONS
 
 SEARCH_CHARS = 8_000
 MESSAGE_CHARS = 12_000
@@ -81,8 +82,12 @@ def search_text(
     """The hits as text, at most `SEARCH_CHARS`; keepd's errors become the tool's error."""
     try:
         results = search.search(query, session=session, cut=cut, limit=limit, store_path=store_path)
+    except NothingStoredError as error:
+        raise ToolError(str(error)) from error
     except NotRecalledError as error:
-        raise ToolError(f"{error}; session='all' searches every session") from error
+        named_one = session.strip().lower() not in ALL_SESSIONS
+        hint = "; session='all' searches every session" if named_one else ""
+        raise ToolError(f"{error}{hint}") from error
     except KeepdError as error:
         raise ToolError(str(error)) from error
     text, left = render.bounded(render.hits_text(results), SEARCH_CHARS)
@@ -97,6 +102,11 @@ def message_page(uuid: str, offset: int, limit: int, *, store_path: Path | None)
         stored = search.fetch(uuid, store_path=store_path)
     except KeepdError as error:
         raise ToolError(str(error)) from error
+    if offset and offset >= len(stored.text):
+        raise ToolError(
+            f"offset {offset:,} is past the end: message {stored.uuid} has "
+            f"{len(stored.text):,} characters"
+        )
     return render.message_text(stored, offset=offset, limit=min(limit, MESSAGE_CHARS))
 
 

@@ -12,6 +12,7 @@ from typing import Any
 
 import orjson
 
+from keepd.errors import KeepdError
 from keepd.recall.search import Results
 from keepd.recall.store import Hit, Stored
 
@@ -112,5 +113,19 @@ def message_json(stored: Stored) -> bytes:
         "timestamp": stored.timestamp,
         "text": stored.text,
         "entry": orjson.loads(stored.entry),
+    }
+    return orjson.dumps(data, option=orjson.OPT_INDENT_2) + b"\n"
+
+
+def error_json(error: KeepdError) -> bytes:
+    """`{"schema": 1, "error": {"code", "message", "exit"}}`: what `recall --json` prints when
+    it fails (the codes are those of the socket protocol)."""
+    data = {
+        "schema": 1,
+        "error": {
+            "code": error.title.replace(" ", "_"),
+            "message": error.message,
+            "exit": error.exit_code,
+        },
     }
     return orjson.dumps(data, option=orjson.OPT_INDENT_2) + b"\n"

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from keepd.errors import KeepdError, NotRecalledError, RecallQueryError
-from keepd.recall.query import match_all, match_any
+from keepd.recall.query import match_all, match_any, symbols
 from keepd.recall.store import Hit, Store, Stored
 
 DEFAULT_LIMIT = 10
@@ -37,15 +37,18 @@ def search(
     """The stored messages that best match `query` (bm25), in one session and cut if named."""
     if not 1 <= limit <= MAX_LIMIT:
         raise RecallQueryError(f"the limit must be 1 to {MAX_LIMIT}, not {limit}")
-    strict = match_all(query)
+    needles = symbols(query)  # a query without words (emoji): found as written
+    strict = None if needles else match_all(query)
     with Store(store_path, create=False) as store:
         session_id = stored_session(store, session)
         cut_id = stored_cut(store, session_id, cut)
-        hits = store.search(strict, session_id=session_id, cut_id=cut_id, limit=limit)
         how = "all"
-        if not hits:
+        if strict is None:
+            hits = store.containing(needles, session_id=session_id, cut_id=cut_id, limit=limit)
+        else:
+            hits = store.search(strict, session_id=session_id, cut_id=cut_id, limit=limit)
             loose = match_any(query)
-            if loose != strict:
+            if not hits and loose != strict:
                 hits = store.search(loose, session_id=session_id, cut_id=cut_id, limit=limit)
                 how = "any"
     return Results(query, session_id, cut_id, how, hits)

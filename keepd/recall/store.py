@@ -14,7 +14,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from keepd.errors import NotRecalledError, RecallError
+from keepd.atomic import make_folder
+from keepd.errors import NothingStoredError, NotRecalledError, RecallError
 from keepd.paths import recall_db
 from keepd.recall.text import Dropped
 
@@ -122,8 +123,9 @@ class Store:
         if missing is not None:
             raise RecallError(missing)
         if not create and not self.path.exists():
-            raise NotRecalledError(
-                f"nothing is stored yet ({self.path}): keepd cut and prune fill it"
+            raise NothingStoredError(
+                f"nothing is stored yet ({self.path}): keepd cut and prune fill it, and "
+                "Claude Code's compactions while the daemon runs"
             )
         self.db = _connect(self.path)
 
@@ -202,6 +204,26 @@ class Store:
             rows = self.db.execute(sql, values).fetchall()
         return [Hit(*row) for row in rows]
 
+    def containing(
+        self, needles: Sequence[str], *, session_id: str | None, cut_id: str | None, limit: int
+    ) -> list[Hit]:
+        """Messages holding every one of `needles` as written (symbols such as emoji, which
+        the FTS5 index leaves out), newest first; the snippet is the text around the first."""
+        if not needles:
+            return []
+        found = " AND ".join("instr(m.text, ?) > 0" for _ in needles)
+        sql = (
+            "SELECT m.session_id, m.cut_id, m.uuid, m.position, m.role, m.timestamp, "
+            "substr(m.text, max(1, instr(m.text, ?) - 60), 140), 0.0, length(m.text) "
+            f"FROM messages AS m WHERE {found} "
+            "AND (? IS NULL OR m.session_id = ?) AND (? IS NULL OR m.cut_id = ?) "
+            "ORDER BY m.id DESC LIMIT ?"
+        )
+        values = (needles[0], *needles, session_id, session_id, cut_id, cut_id, limit)
+        with _failing("search"):
+            rows = self.db.execute(sql, values).fetchall()
+        return [Hit(*row) for row in rows]
+
     def message(self, uuid: str, session_id: str | None = None) -> Stored:
         """The stored message with this uuid (or unique prefix), newest cut first."""
         if not uuid.strip():
@@ -245,7 +267,7 @@ class Store:
 def _connect(path: Path) -> sqlite3.Connection:
     """Opens (or makes) the database: a 0700 folder, a 0600 file, the schema."""
     try:
-        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        make_folder(path.parent)
         path.parent.chmod(0o700)
     except OSError as error:
         raise RecallError(f"cannot make {path.parent}: {error.strerror or error}") from error

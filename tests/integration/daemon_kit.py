@@ -293,10 +293,17 @@ class PrivateBus:
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
+@dataclass(frozen=True)
+class SessionBus:
+    """A bus someone else runs (a user manager's), by its address."""
+
+    address: str
+
+
 class StandIn:
     """tests/integration/notify_server.py on a bus; `calls()` reads back what it was sent."""
 
-    def __init__(self, bus: PrivateBus, log: Path) -> None:
+    def __init__(self, bus: PrivateBus | SessionBus, log: Path) -> None:
         self.bus = bus
         self.log = log
         env = {**os.environ, "DBUS_SESSION_BUS_ADDRESS": bus.address}

@@ -89,12 +89,16 @@ def test_one_notice_at_the_break_opens_the_note_and_survives_a_restart(
             time.sleep(0.6)
             assert len(server.calls()) == 1
             _check_cli(tree, path)
-        with running(tree) as daemon:
-            assert_nothing_lost(daemon, path)
-            time.sleep(1.0)
-            assert len(server.calls()) == 1, "notified again after a restart"
+        _no_notice_after_a_restart(tree, path, server)
     finally:
         server.close()
+
+
+def _no_notice_after_a_restart(tree: Tree, path: Path, server: StandIn) -> None:
+    with running(tree) as daemon:
+        assert_nothing_lost(daemon, path)
+        time.sleep(1.0)
+        assert len(server.calls()) == 1, "notified again after a restart"
 
 
 def _check_notice(notice: dict[str, Any], expected: dict[str, Any]) -> None:
@@ -145,6 +149,38 @@ def test_no_server_then_a_server_appears(tmp_path: Path, bus: PrivateBus) -> Non
             assert_nothing_lost(daemon, path)
         finally:
             server.close()
+
+
+def test_a_full_disk_delays_the_notice_and_a_restart_never_repeats_it(
+    tmp_path: Path, bus: PrivateBus
+) -> None:
+    """The state file cannot be replaced (a folder stands in its place, as a full disk fails
+    the rename): no notice goes out while its record cannot be saved, the mute of another
+    session waits in memory; both are saved once the disk frees, and the notice is sent once,
+    not again after a restart."""
+    tree = make_tree(tmp_path)
+    tree.env["DBUS_SESSION_BUS_ADDRESS"] = bus.address
+    server = StandIn(bus, tmp_path / "calls.jsonl")
+    state = Path(os.environ["XDG_STATE_HOME"]) / "keepd" / "daemon.json"
+    state.mkdir(parents=True)
+    path, other = tree.session(), tree.session("0ther000-0000-4000-8000-000000000000", "/w/o")
+    other.write_bytes(b"".join(example_lines()[:20]))
+    try:
+        with running(tree) as daemon:
+            daemon.call("mute", {"name": str(other)})
+            append(path, b"".join(example_lines()))
+            wait_until(lambda: daemon.output().count("cannot save") >= 3)
+            assert daemon.call("status")["notices_pending"] == 1
+            assert server.calls() == [], "a notice went out that a restart would repeat"
+            state.rmdir()
+            wait_until(server.calls)
+            saved = orjson.loads(state.read_bytes())
+            assert [len(keys) for keys in saved["notified"].values()] == [1]
+            assert list(saved["notified"]) == [EXAMPLE_ID]
+            assert list(saved["mutes"]) == [other.stem]
+        _no_notice_after_a_restart(tree, path, server)
+    finally:
+        server.close()
 
 
 def test_not_now_mutes_the_session(tmp_path: Path, bus: PrivateBus) -> None:

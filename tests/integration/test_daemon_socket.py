@@ -15,6 +15,7 @@ from typing import Any
 import orjson
 import pytest
 
+from keepd.client import connect as connect_to
 from tests.integration.daemon_kit import (
     Daemon,
     append,
@@ -63,10 +64,8 @@ def daemon(tmp_path: Path) -> Iterator[tuple[Daemon, Path]]:
 
 
 def connect(daemon: Daemon) -> socket.socket:
-    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    sock.settimeout(10)
-    sock.connect(str(daemon.socket))
-    return sock
+    """A connection made as keepd's clients make theirs (waiting for room in a full backlog)."""
+    return connect_to(daemon.socket, 10.0)
 
 
 def read_reply(sock: socket.socket) -> dict[str, Any]:

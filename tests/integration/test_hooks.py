@@ -101,6 +101,23 @@ def test_bad_input_exits_0_with_nothing_on_stdout(tmp_path: Path, make: Any) -> 
     assert b"Traceback" not in result.stderr
 
 
+@pytest.mark.parametrize("target", ["fifo", "/dev/zero", "/dev/urandom"])
+def test_a_transcript_that_never_ends_is_refused_at_once(tmp_path: Path, target: str) -> None:
+    """A FIFO would hang the compaction and /dev/zero fill the memory (5.5 GB in 5 s)."""
+    path = tmp_path / "t.jsonl"
+    if target == "fifo":
+        os.mkfifo(path)
+    else:
+        path = Path(target)
+    result = hook(hook_input(path))  # within the helper's 120 s timeout, or it raises
+    assert (result.returncode, result.stdout) == (0, b"")
+    kind = "a FIFO" if target == "fifo" else "a character device"
+    assert result.stderr.decode().splitlines() == [
+        f"keepd hook precompact: no guidance: cannot read session: {path}: "
+        f"not a regular file ({kind})"
+    ]
+
+
 def test_unknown_options_and_events_never_fail_the_compaction() -> None:
     data = hook_input(example_session())
     assert hook(data, "--bogus").returncode == 0

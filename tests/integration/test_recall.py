@@ -173,6 +173,22 @@ def test_bad_queries_are_one_line(example: Path, args: list[str], code: int, say
     assert says in done.stderr and done.stdout == ""
 
 
+def test_with_json_an_error_is_json_on_stdout(example: Path) -> None:
+    """A script reading `recall --json` always gets an object; the line stays on stderr."""
+    done = _run("recall", "anything", "--json")
+    assert done.returncode == 19 and done.stderr.count("\n") == 1
+    data = orjson.loads(done.stdout)
+    assert data["schema"] == 1 and data["error"]["code"] == "not_in_the_recall_store"
+    assert data["error"]["exit"] == 19 and "nothing is stored yet" in data["error"]["message"]
+    Service().write_cut(Service().plan_cut(str(example), pick=True, placement="none"))
+    for args, code in ((['"'], 18), (["x", "--cut", "nope"], 19), (["--uuid", "nope"], 19)):
+        done = _run("recall", *args, "--json")
+        assert done.returncode == code
+        assert orjson.loads(done.stdout)["error"]["exit"] == code
+    done = _run("recall", "--json")
+    assert done.returncode == 2 and orjson.loads(done.stdout)["error"]["code"] == "usage"
+
+
 def test_recall_before_any_cut(private_home: Path) -> None:
     done = _run("recall", "anything")
     assert done.returncode == 19 and "nothing is stored yet" in done.stderr

@@ -154,6 +154,8 @@ def test_a_message_whole_in_bounded_pages(server: Rpc, cut: tuple[Path, tuple[st
     assert len(pages) == -(-len(whole) // page)
     text, failed = server.tool("recall_message", uuid=longest)
     assert not failed and "[truncated" not in text and whole in text  # the default page fits
+    text, failed = server.tool("recall_message", uuid=longest, offset=len(whole) + 10)
+    assert failed and f"is past the end: message {longest} has {len(whole):,} characters" in text
 
 
 def test_search_answers_are_bounded(server: Rpc) -> None:
@@ -175,3 +177,16 @@ def test_bad_arguments_are_tool_errors(server: Rpc) -> None:
     assert failed and "no stored message" in text
     text, failed = server.tool("recall", query="x", limit=500)
     assert failed  # the schema's bound, checked by the SDK
+
+
+def test_an_empty_store_does_not_send_the_model_to_session_all(tmp_path: Path) -> None:
+    from mcp.server.mcpserver.exceptions import ToolError
+
+    from keepd.recall.mcp_server import search_text
+
+    missing = tmp_path / "none.sqlite3"
+    for session in (EXAMPLE_ID, "all"):
+        with pytest.raises(ToolError) as caught:
+            search_text("x", session=session, cut=None, limit=5, store_path=missing)
+        assert "nothing is stored yet" in str(caught.value)
+        assert "session='all'" not in str(caught.value)

@@ -15,7 +15,14 @@ import pytest
 
 from keepd.client import Client
 from keepd.paths import project_slug
-from tests.integration.daemon_kit import EXAMPLE_ID, example_lines, wait_until
+from tests.integration.daemon_kit import (
+    EXAMPLE_ID,
+    SessionBus,
+    StandIn,
+    example_lines,
+    need,
+    wait_until,
+)
 from tests.integration.user_systemd import (
     NOBODY,
     UserManager,
@@ -118,6 +125,9 @@ def _sandboxed(pid: int, manager: UserManager) -> None:
     """The hardening took effect: no new privileges, a read-only home but keepd's folders."""
     status = Path(f"/proc/{pid}/status").read_text()
     assert "NoNewPrivs:\t1" in status
+    assert "CapBnd:\t0000000000000000" in status  # CapabilityBoundingSet=
+    network = Path(f"/proc/{pid}/ns/net").readlink()
+    assert network != Path("/proc/self/ns/net").readlink()  # PrivateNetwork=
     mounts = [line.split() for line in Path(f"/proc/{pid}/mountinfo").read_text().splitlines()]
 
     def mode(path: Path) -> str:
@@ -135,6 +145,47 @@ def _sandboxed(pid: int, manager: UserManager) -> None:
     assert mode(runtime) == "ro"  # ProtectHome= covers the runtime folders...
     assert mode(runtime / "keepd") == "rw"  # ...but for RuntimeDirectory=keepd
     assert any(f[4] == "/tmp" and "systemd-private-" in f[3] for f in mounts)  # PrivateTmp=
+
+
+EXPOSURE_BOUND = 2.0
+
+
+def test_the_tightened_sandbox_still_notifies_and_opens_the_note(manager: UserManager) -> None:
+    """Under the unit's full hardening (PrivateNetwork=, no capabilities, ProtectProc=...,
+    exposure at most 2.0 by `systemd-analyze security`), the daemon still reaches the session
+    bus the manager runs (a notice to a notification server there), and a click on "Open note"
+    still opens the note through `systemd-run --user`, outside the sandbox."""
+    need("dbus-daemon", "dbus-send")
+    bus = manager.runtime / "bus"  # dbus.socket of the manager (dbus-user-session)
+    wait_until(bus.exists, timeout=30)
+    server = StandIn(SessionBus(f"unix:path={bus}"), manager.home / "calls.jsonl")
+    opened = manager.home / "opened.html"
+    opener = f"systemd-run --user --collect --quiet sh -c 'cp \"$0\" {opened}'"
+    config = manager.home / ".config" / "keepd" / "config.toml"
+    config.parent.mkdir(parents=True)
+    settings = {"debounce_seconds": 0.3, "retry_seconds": 0.5, "open_command": opener}
+    lines = [f"{key} = {json.dumps(value)}\n" for key, value in settings.items()]
+    config.write_text("[notify]\n" + "".join(lines))
+    try:
+        write_session(manager)
+        keepd(manager, "service", "install")
+        assert _exposure(manager) <= EXPOSURE_BOUND
+        [notice] = wait_until(server.calls, timeout=60)
+        assert notice["summary"].startswith("invoicer: context")
+        server.press(notice["id"], "open-note")
+        wait_until(opened.exists, timeout=30)  # a home the sandbox sees read-only
+        assert EXAMPLE_ID in opened.read_text()
+        keepd(manager, "service", "uninstall")
+    finally:
+        server.close()
+
+
+def _exposure(manager: UserManager) -> float:
+    """`systemd-analyze security --user keepd.service`: the overall exposure level."""
+    done = manager.run(["systemd-analyze", "security", "--user", "--no-pager", "keepd.service"])
+    found = [line for line in done.stdout.splitlines() if "Overall exposure level" in line]
+    assert found, done.stdout + done.stderr
+    return float(found[0].split(":")[1].split()[0])
 
 
 def test_as_an_unprivileged_user() -> None:

@@ -5,6 +5,7 @@ never stuck on a stdin that stays open or a daemon that does not answer."""
 from __future__ import annotations
 
 import json
+import os
 import socket
 import subprocess
 import sys
@@ -25,6 +26,7 @@ from tests.integration.daemon_kit import (
     example_lines,
     make_tree,
     running,
+    wait_until,
 )
 
 
@@ -122,6 +124,26 @@ def test_the_daemons_glance_is_the_in_process_one(tmp_path: Path) -> None:
     picked = [{k: glance[k] for k in keys} for glance in (live, offline, by_id)]
     assert picked[0] == picked[1] == picked[2]
     assert unknown["known"] is False and unknown["analysed"] is False
+
+
+def test_a_session_idle_since_before_the_daemon_started_is_read_when_asked(
+    tmp_path: Path,
+) -> None:
+    """Just after `claude --resume` of a session idle for hours, the daemon knows the file but
+    never read it: the status line's asking gets it read, and "reading" gives way to the pick."""
+    tree = make_tree(tmp_path, notify={"enabled": False})
+    path = _session(tree)
+    hours_ago = time.time() - 3 * 3600
+    os.utime(path, (hours_ago, hours_ago))
+    ask = {"session_id": path.stem, "path": str(path)}
+    with running(tree) as daemon:
+        assert wait_until(lambda: daemon.entry(path))["state"] == "idle"  # too old to read
+        assert daemon.call("glance", ask)["known"] is True
+        wait_until(lambda: daemon.call("glance", ask)["analysed"])
+        entry = daemon.entry(path)
+        assert entry is not None
+        share = f"{entry['context']['share']:.0%}"
+        assert line_of(tree, claude_json(path), "--plain") == expected(entry, share)
 
 
 def test_with_no_daemon_and_nothing_cached_a_neutral_line(tmp_path: Path) -> None:

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from keepd.daemon.server import BACKLOG
 from keepd.errors import ServiceError
 from keepd.install import command as found
 from keepd.install.command import Command, command_problem, resolve_command
@@ -24,6 +25,7 @@ from keepd.install.render import (
     render_socket,
     template,
 )
+from keepd.paths import log_file
 
 KEEPD = Command(("/opt/keepd/bin/keepd",), "test")
 
@@ -65,6 +67,7 @@ def test_the_socket_unit() -> None:
     assert "ListenStream=%t/keepd/keepd.sock" in lines
     assert "SocketMode=0600" in lines
     assert "WantedBy=sockets.target" in lines
+    assert f"Backlog={BACKLOG}" in lines  # as short as the daemon's own listening socket
 
 
 def test_odd_paths_are_quoted_and_escaped() -> None:
@@ -78,7 +81,7 @@ def test_odd_paths_are_quoted_and_escaped() -> None:
 
 def test_the_machine_adds_what_the_template_misses(monkeypatch: pytest.MonkeyPatch) -> None:
     home = Path(os.environ["HOME"])
-    assert machine_extras() == Extras({}, [])
+    assert machine_extras() == Extras({}, [], log_file().parent)
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", "/srv/claude-a,/srv/claude-b")
     monkeypatch.setenv("KEEPD_NOTES_DIR", str(home / ".local/share/keepd/elsewhere"))
     extras = machine_extras()
@@ -91,8 +94,8 @@ def test_the_machine_adds_what_the_template_misses(monkeypatch: pytest.MonkeyPat
 
 def test_the_launchd_plist_parses_with_the_keys_launchd_needs(tmp_path: Path) -> None:
     odd = Command(("/Users/me/.local/bin/keepd",), "test")
-    extras = Extras({"CLAUDE_CONFIG_DIR": "/Users/me/claude"})
-    data = plistlib.loads(render_plist(odd, extras, tmp_path / "Logs" / "keepd"))
+    extras = Extras({"CLAUDE_CONFIG_DIR": "/Users/me/claude"}, log_dir=tmp_path / "Logs" / "keepd")
+    data = plistlib.loads(render_plist(odd, extras))
     assert data["Label"] == "org.keepd.daemon"
     assert data["ProgramArguments"] == ["/Users/me/.local/bin/keepd", "run"]
     assert all(Path(arg).is_absolute() for arg in data["ProgramArguments"][:1])
@@ -106,8 +109,39 @@ def test_the_launchd_plist_parses_with_the_keys_launchd_needs(tmp_path: Path) ->
     for key in ("StandardOutPath", "StandardErrorPath"):
         assert data[key] == str(tmp_path / "Logs" / "keepd" / "launchd.log")
     module = Command(("/usr/bin/python3", "-m", "keepd"), "test")
-    data = plistlib.loads(render_plist(module, Extras(), tmp_path))
+    data = plistlib.loads(render_plist(module, Extras()))
     assert data["ProgramArguments"] == ["/usr/bin/python3", "-m", "keepd", "run"]
+
+
+def test_a_packaged_plist_names_no_home_of_the_build_machine(tmp_path: Path) -> None:
+    """`keepd service files` (what Homebrew runs) writes generic files: launchd cannot expand
+    ~ in a log path, so the keys are left out and the daemon logs to its own file."""
+    from keepd.cli import main
+
+    assert main(["service", "files", str(tmp_path), "--manager", "launchd"]) == 0
+    text = (tmp_path / "org.keepd.daemon.plist").read_text()
+    data = plistlib.loads(text.encode())
+    assert "StandardOutPath" not in data and "StandardErrorPath" not in data
+    assert os.environ["HOME"] not in text and "@" not in text
+    installed = machine_extras()
+    assert installed.log_dir is not None
+    mine = plistlib.loads(render_plist(KEEPD, installed))
+    assert mine["StandardErrorPath"] == str(installed.log_dir / "launchd.log")
+
+
+def test_moved_xdg_folders_are_carried_into_the_service(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The unit makes a moved XDG_DATA_HOME writable; it must also pass the variable, or the
+    daemon stores compactions in ~/.local/share where `keepd recall` does not look."""
+    home = Path(os.environ["HOME"])
+    monkeypatch.setenv("XDG_DATA_HOME", "/srv/data")
+    monkeypatch.setenv("XDG_STATE_HOME", str(home / ".local/state"))  # the default: not carried
+    monkeypatch.setenv("XDG_CONFIG_HOME", "/srv/config")
+    extras = machine_extras()
+    assert extras.environment == {"XDG_CONFIG_HOME": "/srv/config", "XDG_DATA_HOME": "/srv/data"}
+    assert Path("/srv/data/keepd") in extras.writable
+    lines = render_service(KEEPD, extras).splitlines()
+    assert "Environment=XDG_DATA_HOME=/srv/data" in lines
+    assert "Environment=XDG_CONFIG_HOME=/srv/config" in lines
 
 
 def _script(folder: Path, name: str = "keepd") -> Path:
@@ -156,3 +190,18 @@ def test_problems_with_a_command(tmp_path: Path) -> None:
     problem = command_problem(Command((str(_script(tmp_path / "bin")),), "test"))
     assert problem is not None and "PrivateTmp" in problem
     assert Path("/tmp") in found.HIDDEN
+
+
+def test_the_unit_keeps_its_own_network_unless_the_bus_is_abstract(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Abstract Unix sockets belong to a network namespace: under PrivateNetwork=yes the
+    daemon could not reach a session bus at unix:abstract=..., so that machine's unit goes
+    without it; a bus at a path (the usual $XDG_RUNTIME_DIR/bus) keeps it."""
+    monkeypatch.setenv("DBUS_SESSION_BUS_ADDRESS", "unix:path=/run/user/1000/bus")
+    assert "PrivateNetwork=yes" in render_service(KEEPD, machine_extras()).splitlines()
+    monkeypatch.setenv("DBUS_SESSION_BUS_ADDRESS", "unix:abstract=/tmp/dbus-x1,guid=ab")
+    lines = render_service(KEEPD, machine_extras()).splitlines()
+    assert "PrivateNetwork=yes" not in lines
+    assert "# PrivateNetwork= left out: the bus is abstract" in lines
+    assert "IPAddressDeny=any" in lines  # Unix sockets are not IP: this one stays

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+from pathlib import Path
 
 from keepd.config import NotifyConfig
 from keepd.core.analysis import Analysis, Stop
 from keepd.daemon.alerts import Alerts
 from keepd.daemon.policy import Notice, decide
-from keepd.daemon.state import Memory
+from keepd.daemon.state import Memory, StateFile, load_memory
 
 NOW = 1_000_000.0
 CONFIG = NotifyConfig()
@@ -125,21 +126,46 @@ class Recorder:
 
 
 def test_alerts_keep_a_notice_until_a_server_takes_it() -> None:
-    saved: list[int] = []
-    alerts = Alerts(CONFIG, Memory(), lambda: saved.append(1), clock=lambda: NOW)
+    saved: list[dict[str, list[str]]] = []
+
+    def save() -> bool:
+        saved.append({k: list(v) for k, v in alerts.memory.notified.items()})
+        return True
+
+    alerts = Alerts(CONFIG, Memory(), save, clock=lambda: NOW)
     alerts.sender = refusing = Recorder(accept=False)
     assert alerts.consider("s1", analysis(0.7))
-    assert asyncio.run(alerts.flush()) == 0 and "s1" in alerts.pending and not saved
+    assert asyncio.run(alerts.flush()) == 0 and "s1" in alerts.pending
+    assert saved == [{"s1": ["break:new"]}, {}]  # recorded before sending, taken back
     alerts.sender = taking = Recorder(accept=True)
     assert asyncio.run(alerts.flush()) == 1
     assert [n.key for n in taking.sent] == ["break:new"] and not refusing.sent
-    assert alerts.memory.was_notified("s1", "break:new") and saved == [1]
+    assert alerts.memory.was_notified("s1", "break:new") and saved[-1] == {"s1": ["break:new"]}
     assert not alerts.consider("s1", analysis(0.7))
     assert asyncio.run(alerts.flush()) == 0
 
 
+def test_a_notice_whose_record_cannot_be_saved_waits(tmp_path: Path) -> None:
+    """A full disk: the record of the notice cannot be written, so the notice is not sent (a
+    restart would send it again); once a save succeeds, it goes out once."""
+    blocked = tmp_path / "daemon.json"
+    blocked.mkdir()  # renaming the new state file over a folder fails, as on a full disk
+    state = StateFile(blocked, Memory())
+    alerts = Alerts(CONFIG, state.memory, state.save, clock=lambda: NOW)
+    alerts.sender = taking = Recorder(accept=True)
+    alerts.consider("s1", analysis(0.7))
+    assert asyncio.run(alerts.flush()) == 0 and not taking.sent
+    assert state.unsaved and state.failures == 1 and "s1" in alerts.pending
+    assert not state.memory.was_notified("s1", "break:new")
+    blocked.rmdir()
+    state.retry()
+    assert not state.unsaved and load_memory(blocked).notified == {}
+    assert asyncio.run(alerts.flush()) == 1 and len(taking.sent) == 1
+    assert load_memory(blocked).notified == {"s1": ["break:new"]}
+
+
 def test_alerts_drop_a_notice_muted_while_it_waited() -> None:
-    alerts = Alerts(CONFIG, Memory(), lambda: None, clock=lambda: NOW)
+    alerts = Alerts(CONFIG, Memory(), lambda: True, clock=lambda: NOW)
     alerts.sender = taking = Recorder(accept=True)
     alerts.consider("s1", analysis(0.7))
     alerts.memory.mute("s1", None)

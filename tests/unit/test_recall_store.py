@@ -183,3 +183,17 @@ def test_stored_text_keeps_tool_calls_and_results_whole() -> None:
     assert role(call) == "assistant" and role(result) == "tool"
     assert render(result) == "[tool result] ok"
     assert orjson.loads(dropped([{**call, "uuid": "u"}])[0].entry) == {**call, "uuid": "u"}
+
+
+def test_an_emoji_query_finds_the_messages_that_hold_it(store: Store) -> None:
+    """unicode61 indexes no emoji, so a query of symbols alone is matched as written."""
+    store.add(_cut(), _messages("ship it 🚀 now", "the crab 🦀 and the rocket 🚀", "plain"))
+    found = search("🚀", store_path=store.path)
+    assert [hit.uuid for hit in found.hits] == ["m001-uuid", "m000-uuid"]  # newest first
+    assert "🚀" in found.hits[0].snippet
+    both = search("🦀 🚀", store_path=store.path)
+    assert [hit.uuid for hit in both.hits] == ["m001-uuid"]
+    assert search("🎉", store_path=store.path).hits == []
+    assert [h.uuid for h in search("crab 🦀", store_path=store.path).hits] == ["m001-uuid"]
+    with pytest.raises(RecallQueryError, match="no words"):
+        search(' " ', store_path=store.path)

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from keepd.daemon.tail import NotAFileError, Tail
+from keepd.daemon.tail import Tail
+from keepd.regular import NotAFileError
 
 
 def _append(path: Path, data: bytes) -> None:
@@ -83,5 +84,5 @@ def test_fifos_and_folders_are_never_read(tmp_path: Path) -> None:
         Tail(fifo).read()
     folder = tmp_path / "d.jsonl"
     folder.mkdir()
-    with pytest.raises(NotAFileError):
+    with pytest.raises(IsADirectoryError):
         Tail(folder).read()
