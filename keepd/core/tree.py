@@ -23,6 +23,9 @@ class Branch:
     stops: list[int]  # indices into messages
     boundary: Node | None  # the compact boundary the current context starts at
     compacted: list[int] = field(default_factory=list)  # messages that follow a compaction
+    # File positions of the entries the newest boundary preserved: a resumed session's picker
+    # lists the prompts among them as well as those after the boundary.
+    kept: frozenset[int] = frozenset()
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,20 +164,21 @@ class Tree:
         leaf = self.leaf()
         if leaf is None:
             return Branch(messages=[], stops=[], boundary=None)
+        relink = self._relink_plan()
         if scope is Scope.WHOLE:
             chain = self._walk(leaf, _Relink(), through_boundaries=True)
-            kept = [n for n in self._pull_in(chain) if not n.is_compact_summary]
-            return _branch(kept, boundary=None)
-        relink = self._relink_plan()
+            history = [n for n in self._pull_in(chain) if not n.is_compact_summary]
+            return _branch(history, None, relink.kept)
         chain = self._walk(relink.start(leaf), relink, through_boundaries=False)
         boundary = chain[0] if chain[0].boundary is not None else None
         inside = [node.pos in relink.kept for node in chain]
         if not any(inside):
-            return _branch(self._pull_in(chain), boundary)
+            return _branch(self._pull_in(chain), boundary, relink.kept)
         first = inside.index(True)
         last = len(inside) - inside[::-1].index(True)
         head, middle, tail = chain[:first], chain[first:last], chain[last:]
-        return _branch([*self._pull_in(head), *middle, *self._pull_in(tail)], boundary)
+        context = [*self._pull_in(head), *middle, *self._pull_in(tail)]
+        return _branch(context, boundary, relink.kept)
 
     def _relink_plan(self) -> _Relink:
         """How the loader relinks parents for the newest boundary's preserved entries."""
@@ -289,7 +293,9 @@ class Tree:
         return sorted([*chain, *extra.values()], key=lambda node: node.pos)
 
 
-def _branch(context: list[Node], boundary: Node | None) -> Branch:
+def _branch(context: list[Node], boundary: Node | None, kept: frozenset[int]) -> Branch:
+    """The messages of `context`; its stops are the prompts after `boundary` and those the
+    newest boundary preserved (`kept`), which Claude Code relinks after its summary."""
     messages: list[Node] = []
     compacted: list[int] = []
     for node in context:
@@ -298,5 +304,9 @@ def _branch(context: list[Node], boundary: Node | None) -> Branch:
         elif node.boundary is not None and not node.sidechain:
             compacted.append(len(messages))
     after = boundary.pos if boundary is not None else -1
-    stops = [i for i, node in enumerate(messages) if node.is_prompt and node.pos > after]
-    return Branch(messages=messages, stops=stops, boundary=boundary, compacted=compacted)
+    stops = [
+        i
+        for i, node in enumerate(messages)
+        if node.is_prompt and (node.pos > after or node.pos in kept)
+    ]
+    return Branch(messages, stops, boundary, compacted, kept)
