@@ -120,10 +120,10 @@ def _staged(path: Path) -> list[float]:
     start = context_start(data)
     marks.append(clock())
     state = SessionState()
-    if start:
+    if start.offset:
         state.skim(data, start)
     marks.append(clock())
-    state.feed(data, start)
+    state.feed(data, start.offset)
     state.finish()
     marks.append(clock())
     state.branch()
