@@ -307,9 +307,7 @@ def _turn_of(branch: Branch, first: int, last: int) -> Node:
 
 def _words(branch: Branch, words: list[BorrowedWord]) -> list[WordInfo]:
     return [
-        WordInfo(
-            word=w.word, uses=w.uses, first=w.first, first_uuid=branch.messages[w.first].uuid
-        )
+        WordInfo(word=w.word, uses=w.uses, first=w.first, first_uuid=branch.messages[w.first].uuid)
         for w in words
     ]
 

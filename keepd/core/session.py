@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from keepd.core.entries import EntryReader, Line
+from keepd.core.entries import EntryReader, Line, is_bookkeeping
 from keepd.core.events import EventCodes, events, signals
 from keepd.core.index import Growable, Index, IntArray
 from keepd.core.messages import DEFAULT_POLICY, Node, TextPolicy, make_node
@@ -92,6 +92,8 @@ class SessionState:
         start = len(self.tree.nodes)
         parse, add, policy = self.reader.parse_lean, self.tree.add, self.policy
         for line in lines:
+            if is_bookkeeping(line):  # no uuid: nothing hangs under it (entries.py)
+                continue
             entry = parse(line)
             if entry is not None:
                 add(make_node(entry, self.tree.total, policy))

@@ -177,7 +177,7 @@ def skim(tree: Tree, reader: EntryReader, data: bytes, start: ContextStart) -> l
 
 def _plain_kind(data: bytes, start: int, end: int) -> bool:
     """Whether the line's top-level `type` comes before any nested object and is not
-    `assistant`.
+    `assistant`, or the line is an attachment's.
 
     A `"type":"` that no `{` but the line's own precedes cannot be inside a nested value,
     nor inside a string, whose quotes would be escaped. A name written with escapes is left
@@ -187,7 +187,9 @@ def _plain_kind(data: bytes, start: int, end: int) -> bool:
     nested = data.find(b"{", start + 1, head)
     at = data.find(_TYPE, start, head if nested < 0 else nested)
     if at < 0:
-        return False
+        # 2.1.332 writes an attachment's object before its type: a line whose first nested
+        # value is its top-level `attachment` is an attachment (no other entry has that key).
+        return nested > 0 and data.startswith(_ATTACHMENT_KEY, nested - len(_ATTACHMENT_KEY))
     value = at + len(_TYPE)
     if data.startswith(_PLAIN_KINDS, value, head):  # the usual names: no need to look closer
         return True

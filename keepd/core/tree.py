@@ -223,7 +223,7 @@ class Tree:
             return self._find(moved)
         link = node.parent
         if link is None and node.boundary is not None and through_boundaries:
-            link = node.logical_parent or ""
+            link = self._before_boundary(node.boundary) or node.logical_parent or ""
         if link is None:
             return None
         parent = self._find(link)
@@ -232,6 +232,14 @@ class Tree:
         if parent is not None and relink.escapes(parent):
             return relink.landing
         return parent
+
+    def _before_boundary(self, info: Boundary) -> str | None:
+        """Where the whole history goes on past a boundary that preserved entries: from the
+        last of them, whose own parents lead back through them to older history. Its logical
+        parent is not always that: "Summarize up to here" names the entry before the first
+        preserved one."""
+        preserved = self._preserved(info)
+        return preserved[-1].uuid if preserved else None
 
     def _previous_in_file(self, node: Node) -> Node | None:
         for pos in range(node.pos - 1, -1, -1):
