@@ -6,7 +6,8 @@ reads one of the project's source files (about 6 kB) with the Read tool, its res
 reply of about 150 words, so the file holds what a working turn writes (the conversation, and the
 attachments, request records and cost state around it). `/compact` runs before turn
 `--compact-at`. Everything happens in a scratch folder with only loopback traffic
-(tests/claude/client.py); the transcript is copied to OUT. Needs npm (or the pinned Claude Code already in ~/.cache/keepd-tests).
+(tests/claude/client.py); the transcript is copied to OUT. Needs npm (or the pinned Claude Code
+already in ~/.cache/keepd-tests).
 """
 
 from __future__ import annotations
