@@ -52,14 +52,25 @@ _SKIPS = (
         "progress",
         ("uuid", "parentUuid", "isSidechain"),
     ),
-    # 2.1.332 writes an attachment's object before its type; its `rendered` text follows.
-    # A prompt snapshot (the system prompt and tools, about 57 kB) is the largest of them.
-    _Skip(
-        b',"attachment":',
-        (b',"type":',),
-        "attachment",
-        ("uuid", "parentUuid", "isSidechain"),
-        sign=b',"attachment":{',
+    # 2.1.332 writes an attachment's object before its type, its `rendered` text after. The
+    # objects of the large kinds keepd never reads (messages.py: their text is Claude Code's
+    # own, or a file's) are left unparsed; a prompt snapshot is about 57 kB.
+    *(
+        _Skip(
+            b',"attachment":',
+            (b',"type":',),
+            "attachment",
+            ("uuid", "parentUuid", "isSidechain"),
+            sign=b',"attachment":{"type":"' + kind + b'"',
+        )
+        for kind in (
+            b"prompt_snapshot",
+            b"skill_listing",
+            b"agent_listing_delta",
+            b"deferred_tools_delta",
+            b"mcp_instructions_delta",
+            b"file",
+        )
     ),
 )
 _LEAN_FROM = 4096  # shorter lines are parsed whole: splitting them costs more than it saves

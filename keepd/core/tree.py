@@ -86,6 +86,9 @@ class Tree:
         self.skimmed_msg_ids: set[str] = set()
         self.reached_before = False
         self.superseded = 0  # lines replaced by a later one with the same uuid
+        # Counted text of the person's attachments (messages.py) waiting, by the uuid of the
+        # last entry on their chain, for the message that follows them.
+        self.carried: dict[str, tuple[str, int]] = {}
 
     def add(self, node: Node) -> None:
         self.nodes.append(node)
@@ -102,9 +105,28 @@ class Tree:
             if node.msg_id in self.skimmed_msg_ids:
                 self.reached_before = True  # its siblings before the boundary join the branch
         if node.is_message and node.uuid:
+            self._take_carried(node)
             self._note_message(node)
         elif node.boundary is not None and not node.sidechain:
             self.newest_boundary = node
+        elif node.uuid is not None and (node.chars or node.parent in self.carried):
+            self._carry(node)
+
+    def _carry(self, node: Node) -> None:
+        """An entry between messages (an attachment) passes its own and its parent's counted
+        text on to whatever hangs under it."""
+        text, chars = self.carried.get(node.parent or "", ("", 0))
+        joined = f"{text} {node.text}" if text and node.text else text or node.text
+        self.carried[node.uuid or ""] = (joined, chars + node.chars)
+
+    def _take_carried(self, node: Node) -> None:
+        """A message takes the person's text its chain brought since the message before: it was
+        written in this turn, before this message."""
+        if node.parent is None or node.parent not in self.carried:
+            return
+        text, chars = self.carried[node.parent]
+        node.text = f"{text} {node.text}" if node.text else text
+        node.chars += chars
 
     def _supersede(self, earlier: Node) -> None:
         """A later line with the same uuid replaces an earlier one, as Claude Code's loader
