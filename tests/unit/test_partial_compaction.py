@@ -179,3 +179,21 @@ def _whole(path: Path) -> SessionState:
     state.feed(path.read_bytes())
     state.finish()
     return state
+
+
+REAL = Path(__file__).resolve().parents[1] / "data" / "claude-2.1.332-summarize-up-to.jsonl"
+
+
+def test_a_real_transcript_after_summarize_up_to_here() -> None:
+    """Claude Code 2.1.332 itself, 4 turns, "Summarize up to here" at prompt 2 (made with
+    tests/claude's fake API and tmux; long bookkeeping values trimmed to keep the file small)."""
+    data = REAL.read_bytes()
+    listed = [f"prompt {n} about topic{n} words" for n in (2, 3, 4)]
+    assert [q for q, _ in quotes(data)] == listed
+    whole = quotes(data, Scope.WHOLE)
+    assert whole == [("prompt 1 about topic1 words", False), *((q, True) for q in listed)]
+    skimmed = read_current(data)
+    assert skimmed.tree.partial
+    full = SessionState()
+    full.feed(data)
+    assert analyse_state(skimmed).to_dict() == analyse_state(full).to_dict()
