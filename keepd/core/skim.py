@@ -26,6 +26,7 @@ from keepd.core.tree import Tree
 
 _NEEDLE = b'"subtype":"compact_boundary"'
 _TYPE = b'"type":"'
+_TYPE_FIRST = b'{"type":"'
 _UUID = b'"uuid":"'
 _ATTACHMENT_KEY = b'"attachment":'
 # The names most lines carry, each with its closing quote: such a name needs no further check.
@@ -184,13 +185,17 @@ def _plain_kind(data: bytes, start: int, end: int) -> bool:
     for the parser to read.
     """
     head = min(end, start + 1024)
-    nested = data.find(b"{", start + 1, head)
-    at = data.find(_TYPE, start, head if nested < 0 else nested)
-    if at < 0:
-        # 2.1.332 writes an attachment's object before its type: a line whose first nested
-        # value is its top-level `attachment` is an attachment (no other entry has that key).
-        return nested > 0 and data.startswith(_ATTACHMENT_KEY, nested - len(_ATTACHMENT_KEY))
-    value = at + len(_TYPE)
+    if data.startswith(_TYPE_FIRST, start):  # most bookkeeping lines: the type comes first
+        value = start + len(_TYPE_FIRST)
+    else:
+        nested = data.find(b"{", start + 1, head)
+        at = data.find(_TYPE, start, head if nested < 0 else nested)
+        if at < 0:
+            # 2.1.332 writes an attachment's object before its type: a line whose first
+            # nested value is its top-level `attachment` is an attachment (no other entry
+            # has that key).
+            return nested > 0 and data.startswith(_ATTACHMENT_KEY, nested - len(_ATTACHMENT_KEY))
+        value = at + len(_TYPE)
     if data.startswith(_PLAIN_KINDS, value, head):  # the usual names: no need to look closer
         return True
     close = data.find(b'"', value, head)
