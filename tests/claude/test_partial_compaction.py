@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -93,6 +94,7 @@ def test_native_summarize_up_to_here_then_a_stacked_keepd_cut(
     assert _matches(rows, [s.quote for s in stops]), rows
 
     # keepd's own cut at prompt 4, which the native boundary kept, stacks on it.
+    _settled(path)
     age(path)  # Claude Code has quit: the file is at rest
     _keepd("cut", str(path), "--at", stops[2].uuid, "--summary-file", "-", text="parser notes")
     after = analyse_file(path).stops
@@ -104,6 +106,21 @@ def test_native_summarize_up_to_here_then_a_stacked_keepd_cut(
     assert order == sorted(order)
     rows = _picker_entries(tmux_ui, session)
     assert _matches(rows, [s.quote for s in analyse_file(path).stops]), rows
+
+
+def _settled(path: Path, quiet: float = 1.5, timeout: float = 20.0) -> None:
+    """Waits until a Claude Code that was just closed has stopped writing the file."""
+    deadline = time.monotonic() + timeout
+    last = path.stat().st_mtime_ns
+    since = time.monotonic()
+    while time.monotonic() < deadline:
+        time.sleep(0.2)
+        now = path.stat().st_mtime_ns
+        if now != last:
+            last, since = now, time.monotonic()
+        elif time.monotonic() - since >= quiet:
+            return
+    raise AssertionError(f"{path.name} kept changing for {timeout} s")
 
 
 def _keepd(*args: str, text: str) -> None:
