@@ -225,7 +225,7 @@ def _stops(
                 uuid=node.uuid or "",
                 index=index,
                 below=count - k - 1,
-                in_picker=node.pos > picker_from,
+                in_picker=node.pos > picker_from or node.pos in branch.kept,
                 frees=shares[row],
                 sc=sc[row],
                 kept=kept[row],
@@ -244,7 +244,8 @@ def _stops(
 
 
 def _picker_start(branch: Branch, state: SessionState) -> int:
-    """File position after which the picker can act: the newest compact boundary."""
+    """File position after which the picker lists every prompt: the newest compact boundary
+    (before it, only the prompts it preserved: `Branch.kept`)."""
     if branch.boundary is not None:
         return branch.boundary.pos
     newest = state.tree.newest_boundary
@@ -310,9 +311,7 @@ def _turn_of(branch: Branch, first: int, last: int) -> Node:
 
 def _words(branch: Branch, words: list[BorrowedWord]) -> list[WordInfo]:
     return [
-        WordInfo(
-            word=w.word, uses=w.uses, first=w.first, first_uuid=branch.messages[w.first].uuid
-        )
+        WordInfo(word=w.word, uses=w.uses, first=w.first, first_uuid=branch.messages[w.first].uuid)
         for w in words
     ]
 

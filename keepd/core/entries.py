@@ -29,10 +29,11 @@ class _Skip:
     followers: tuple[bytes, ...]
     kind: str
     needs: tuple[str, ...]
+    sign: bytes = b""  # what marks such a line in its head, if not its type
 
     @property
     def marker(self) -> bytes:
-        return b'"type":"' + self.kind.encode() + b'"'
+        return self.sign or b'"type":"' + self.kind.encode() + b'"'
 
 
 # A tool result's line repeats the result in `toolUseResult` (about 40% of a session's bytes)
@@ -51,10 +52,74 @@ _SKIPS = (
         "progress",
         ("uuid", "parentUuid", "isSidechain"),
     ),
+    # 2.1.332 writes an attachment's object before its type, its `rendered` text after. The
+    # objects of the large kinds keepd never reads (messages.py: their text is Claude Code's
+    # own, or a file's) are left unparsed; a prompt snapshot is about 57 kB.
+    *(
+        _Skip(
+            b',"attachment":',
+            (b',"type":',),
+            "attachment",
+            ("uuid", "parentUuid", "isSidechain"),
+            sign=b',"attachment":{"type":"' + kind + b'"',
+        )
+        for kind in (
+            b"prompt_snapshot",
+            b"skill_listing",
+            b"agent_listing_delta",
+            b"deferred_tools_delta",
+            b"mcp_instructions_delta",
+            b"file",
+        )
+    ),
 )
 _LEAN_FROM = 4096  # shorter lines are parsed whole: splitting them costs more than it saves
 _HEAD = 1024  # Claude Code writes an entry's type before its content: look for it this far
 _MARKERS = tuple((skip.marker, skip) for skip in _SKIPS)
+
+
+# Line types Claude Code 2.1.332's own loader keeps off the conversation (its table of line
+# kinds: request records, cost and mode state, prompt history, snapshots of edited files).
+# They carry no uuid of their own, so no entry can hang under one: keepd passes over a line
+# that starts with such a type without parsing it (about a third of a 2.1.332 file's bytes).
+BOOKKEEPING = frozenset(
+    {
+        "api-request",
+        "api-request-blob",
+        "api-request-shape",
+        "api-request-resumed",
+        "cost-state",
+        "tools-used",
+        "mode",
+        "atis-latch",
+        "last-prompt",
+        "queue-operation",
+        "permission-mode",
+        "file-history-snapshot",
+        "file-history-delta",
+        "ai-title",
+        "custom-title",
+        "agent-name",
+        "agent-setting",
+        "pr-link",
+        "relocated",
+        "worktree-state",
+    }
+)
+_TYPE_FIRST = b'{"type":"'
+_BOOKKEEPING = frozenset(kind.encode() for kind in BOOKKEEPING)
+
+
+def is_bookkeeping(line: Line) -> bool:
+    """Whether `line` starts with a `BOOKKEEPING` type, written plainly as Claude Code writes it.
+
+    >>> is_bookkeeping(b'{"type":"cost-state","sessionId":"s"}'), is_bookkeeping(b'{"type":"user"}')
+    (True, False)
+    """
+    if line[:9] != _TYPE_FIRST:
+        return False
+    close = bytes(line[9:40]).find(b'"')
+    return close > 0 and bytes(line[9 : 9 + close]) in _BOOKKEEPING
 
 
 class EntryReader:

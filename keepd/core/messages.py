@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from sys import intern
@@ -28,6 +29,15 @@ NOT_PROMPT_MARKERS = (
     "<teammate-message",
 )
 CONVERSATION = frozenset({"user", "assistant"})
+# 2.1.332 keeps the system reminders it puts before the model with the attachment that caused
+# them (`rendered`). Most are Claude Code's own and the same in every session (environment,
+# date, model, skill and agent listings, tool lists, prompt snapshots, plan-mode and to-do
+# reminders, hook output): counting them would make every part of every session "borrow"
+# them. Files re-read for the model after a compaction (`file`, `already_read_file`) are tool
+# results in another form, which the measure leaves out too. What the person typed or
+# pointed at while Claude worked is their own work, and counts as prompt text: a message
+# queued mid-turn, lines selected in the IDE, a file they edited themselves.
+PERSONS_ATTACHMENTS = frozenset({"queued_command", "selected_lines_in_ide", "edited_text_file"})
 CATEGORIES = ("prompt", "reply", "tool_call", "tool_result", "thinking", "injected")
 IMAGE_TOKENS = 1600
 _NOT_TEXT_KEYS = frozenset({"type", "id", "tool_use_id", "signature"})
@@ -127,7 +137,30 @@ def make_node(entry: Entry, pos: int, policy: TextPolicy = DEFAULT_POLICY) -> No
         _fill_message(node, entry, policy)
     elif kind == "system" and get("subtype") == "compact_boundary":
         node.boundary = _boundary(entry)
+    elif kind == "attachment" and "prompt" in policy.counted:
+        _fill_attachment(node, entry, policy)
     return node
+
+
+def _fill_attachment(node: Node, entry: Entry, policy: TextPolicy) -> None:
+    """The counted text of an attachment that is the person's own (`PERSONS_ATTACHMENTS`); the
+    tree hands it to the next message on the chain (`Tree.add`)."""
+    attached, rendered = entry.get("attachment"), entry.get("rendered")
+    if type(rendered) is not list or type(attached) is not dict:
+        return
+    if attached.get("type") not in PERSONS_ATTACHMENTS:
+        return
+    texts = [
+        _REMINDER.sub(" ", item["content"])
+        for item in rendered
+        if type(item) is dict and type(item.get("content")) is str
+    ]
+    text = " ".join(texts)
+    node.chars = len(text)
+    node.text = text[: policy.block_cap]
+
+
+_REMINDER = re.compile(r"</?system-reminder>")
 
 
 def _str(value: Any) -> str | None:

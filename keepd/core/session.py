@@ -7,11 +7,11 @@ import bisect
 import numpy as np
 
 from keepd.core.cues import CueTally, StopCues
-from keepd.core.entries import EntryReader, Line
+from keepd.core.entries import EntryReader, Line, is_bookkeeping
 from keepd.core.events import EventCodes, events, signals
 from keepd.core.index import Growable, Index, IntArray
 from keepd.core.messages import DEFAULT_POLICY, Node, TextPolicy, make_node
-from keepd.core.skim import context_start, skim
+from keepd.core.skim import ContextStart, context_start, skim
 from keepd.core.tokens import TokenLedger
 from keepd.core.tree import Branch, Scope, Tree
 
@@ -69,11 +69,13 @@ class SessionState:
         """Takes a last line that has no newline (for a file at rest)."""
         return self._add(self.reader.last_lines())
 
-    def skim(self, data: bytes, start: int) -> None:
-        """Takes `data[:start]`, the bytes before the newest full compaction
-        (`skim.context_start`), for their facts only; then feed `data` from `start`, and
-        ask `needs_whole_file()`."""
-        skim(self.tree, self.reader, data, start)
+    def skim(self, data: bytes, start: ContextStart) -> None:
+        """Takes the bytes before the newest compaction (`skim.context_start`) for their facts
+        and the entries it preserved; then feed `data` from `start.offset`, and ask
+        `needs_whole_file()`."""
+        add, policy = self.tree.add, self.policy
+        for entry in skim(self.tree, self.reader, data, start):
+            add(make_node(entry, self.tree.total, policy))
 
     def needs_whole_file(self) -> bool:
         """Whether a skimmed state reached into the part it passed over: read it all instead."""
@@ -94,6 +96,8 @@ class SessionState:
         start = len(self.tree.nodes)
         parse, add, policy = self.reader.parse_lean, self.tree.add, self.policy
         for line in lines:
+            if is_bookkeeping(line):  # no uuid: nothing hangs under it (entries.py)
+                continue
             entry = parse(line)
             if entry is not None:
                 add(make_node(entry, self.tree.total, policy))
@@ -238,7 +242,7 @@ def read_current(
     compact: bool = False,
     at_rest: bool = True,
 ) -> SessionState:
-    """The current context of a whole file's bytes, skimming what precedes its newest full
+    """The current context of a whole file's bytes, skimming what precedes its newest
     compaction unless what follows reaches back (core/skim.py). A file `at_rest` may end
     without a newline; a file being written holds back its unfinished last line."""
 
@@ -252,10 +256,10 @@ def read_current(
         return SessionState(Scope.CURRENT, policy=policy, detail=detail, compact=compact)
 
     start = context_start(data)
-    if start > 0:
+    if start.offset > 0:
         state = fresh()
         state.skim(data, start)
-        if not fed(state, start).needs_whole_file():
+        if not fed(state, start.offset).needs_whole_file():
             return state
     return fed(fresh(), 0)
 

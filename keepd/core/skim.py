@@ -1,17 +1,24 @@
-"""Starts the current context of a file at rest at its newest full compaction, as Claude Code
-loads a large file, reading what comes before only for the facts the scope keeps.
+"""Starts the current context of a file at rest at its newest compaction, as Claude Code
+loads a large file, reading what comes before only for the facts the scope keeps and for the
+entries the compaction preserved.
 
-The entries before a compaction that preserved nothing are not in the context the model
-sees, so their text is never needed; only a few running facts are: the session id, the
-largest usage (which proves a 1M window) and the API response ids a later line could share.
-The folder comes from the newest message, after the boundary. Lines whose top-level type is
-provably not `assistant` are passed over unparsed; the rest are parsed for those facts. If
-anything read later still reaches into the part passed over (a parent, a preserved entry or
-a sibling by response id), the tree says so (`Tree.reached_before`) and the caller reads
-the whole file instead.
+The entries before a compaction are not in the context the model sees, except those its
+boundary preserved (`preservedMessages`, `preservedSegment`: Claude Code relinks them after
+its summary), so the text of the others is never needed; only a few running facts are: the
+session id, the largest usage (which proves a 1M window) and the API response ids a later
+line could share. The preserved entries' lines are found by their uuid, scanning back from
+the boundary, and read whole. The folder comes from the newest message, after the boundary.
+Lines whose top-level type is provably not `assistant` are passed over unparsed; the rest
+are parsed for those facts. If anything read later still reaches into the part passed over
+(a parent, a preserved entry or a sibling by response id), the tree says so
+(`Tree.reached_before`) and the caller reads the whole file instead.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
 
 from keepd.core.entries import Entry, EntryReader
 from keepd.core.messages import CONVERSATION, usage_tokens
@@ -19,21 +26,33 @@ from keepd.core.tree import Tree
 
 _NEEDLE = b'"subtype":"compact_boundary"'
 _TYPE = b'"type":"'
+_TYPE_FIRST = b'{"type":"'
+_UUID = b'"uuid":"'
+_ATTACHMENT_KEY = b'"attachment":'
 # The names most lines carry, each with its closing quote: such a name needs no further check.
 _PLAIN_KINDS = (b'progress"', b'user"', b'system"', b'file-history-snapshot"', b'queue-operation"')
 
 
-def context_start(data: bytes) -> int:
-    """The offset of the line of the newest compact boundary that preserved nothing, or 0.
+@dataclass(frozen=True, slots=True)
+class ContextStart:
+    """Where the current context starts: the newest main compact boundary's line (0: read
+    everything), and the lines before it that hold the entries it preserved, in file order."""
 
-    A boundary that keeps entries (`preservedMessages`, `preservedSegment`) needs those
-    older entries, and a sub-agent's boundary does not start the main context: for those
-    the answer is 0 (read everything). Candidates are found by their bytes and confirmed
-    by parsing their line.
+    offset: int = 0
+    kept: tuple[tuple[int, int], ...] = ()  # (start, end) of each line, its newline left out
+
+
+def context_start(data: bytes) -> ContextStart:
+    """The newest compact boundary a reader can start at, with the lines it preserved.
+
+    Candidates are found by their bytes and confirmed by parsing their line. A sub-agent's
+    boundary does not start the main context, and a boundary whose preserved entries are not
+    all found before it (the loader would give up on it) is not started at: for those the
+    answer is offset 0 (read everything).
 
     >>> line = b'{"type":"system","subtype":"compact_boundary","uuid":"b","parentUuid":null}'
     >>> context_start(b'{"type":"user"}\\n' + line + b'\\n')
-    16
+    ContextStart(offset=16, kept=())
     """
     end = len(data)
     reader = EntryReader()  # for its parse alone
@@ -42,46 +61,141 @@ def context_start(data: bytes) -> int:
         stop = data.find(b"\n", hit)
         entry = reader.parse(data[start : stop if stop >= 0 else len(data)])
         if entry is not None and _is_boundary(entry):
-            return start if _starts_context(entry) else 0
+            if entry.get("isSidechain") is True or entry.get("uuid") is None:
+                return ContextStart()
+            kept = _preserved_lines(data, start, entry.get("compactMetadata"), reader)
+            return ContextStart() if kept is None else ContextStart(start, kept)
         end = start
-    return 0
+    return ContextStart()
 
 
-def skim(tree: Tree, reader: EntryReader, data: bytes, start: int) -> None:
-    """Reads `data[:start]`, the lines before the one `context_start` named, for `tree`'s
-    facts.
+def _preserved_lines(
+    data: bytes, start: int, meta: Any, reader: EntryReader
+) -> tuple[tuple[int, int], ...] | None:
+    """The lines before `start` of the entries a boundary preserved, read as `make_node` reads
+    its metadata (a `preservedMessages` list first, else a `preservedSegment`); None when one
+    is not found."""
+    meta = meta if isinstance(meta, dict) else {}
+    listed, segment = meta.get("preservedMessages"), meta.get("preservedSegment")
+    if isinstance(listed, dict):
+        uuids = listed.get("uuids")
+        wanted = [u for u in uuids if isinstance(u, str)] if isinstance(uuids, list) else []
+        return _listed(data, start, wanted, reader)
+    if isinstance(segment, dict):
+        head, tail = segment.get("headUuid"), segment.get("tailUuid")
+        if isinstance(head, str) and head and isinstance(tail, str) and tail:
+            return _segment(data, start, head, tail, reader)
+    return ()
+
+
+def _listed(
+    data: bytes, start: int, uuids: list[str], reader: EntryReader
+) -> tuple[tuple[int, int], ...] | None:
+    """The newest line before `start` of each uuid (a later copy replaces an earlier one, as in
+    the tree), found in one pass back from the boundary."""
+    pending = {uuid.encode() for uuid in uuids}
+    found: list[tuple[int, int]] = []
+    for entry, first, stop in _lines_of(data, start, reader, pending.__contains__):
+        pending.discard(str(entry.get("uuid")).encode())
+        found.append((first, stop))
+        if not pending:
+            break
+    return None if pending else tuple(sorted(found))
+
+
+def _segment(
+    data: bytes, start: int, head: str, tail: str, reader: EntryReader
+) -> tuple[tuple[int, int], ...] | None:
+    """The lines of the parent walk from `tail` up to `head`, found in one pass back."""
+    wanted = [tail.encode()]
+    found: list[tuple[int, int]] = []
+    for entry, first, stop in _lines_of(data, start, reader, lambda uuid: uuid == wanted[0]):
+        found.append((first, stop))
+        if entry.get("uuid") == head:
+            return tuple(sorted(found))
+        parent = entry.get("parentUuid")
+        if not isinstance(parent, str) or len(found) > len(data):
+            return None
+        wanted[0] = parent.encode()
+    return None
+
+
+def _lines_of(
+    data: bytes, end: int, reader: EntryReader, wanted: Callable[[bytes], bool]
+) -> Iterator[tuple[Entry, int, int]]:
+    """(entry, start, end) of the lines before `end` whose own uuid is `wanted`, newest first,
+    each line once.
+
+    Uuids are found by their bytes, `"uuid":"...`; only a wanted one's line is parsed, and an
+    occurrence inside a nested value (the line's own uuid differs) is passed over.
+    """
+    view = memoryview(data)
+    at = end
+    while (hit := data.rfind(_UUID, 0, at)) >= 0:
+        at = hit
+        value = hit + len(_UUID)
+        close = data.find(b'"', value, value + 128)
+        if close < 0 or not wanted(data[value:close]):
+            continue
+        first = data.rfind(b"\n", 0, hit) + 1
+        stop = data.find(b"\n", hit, end)
+        stop = end if stop < 0 else stop
+        entry = reader.parse(view[first:stop])
+        if entry is None or entry.get("uuid") != data[value:close].decode(errors="replace"):
+            continue
+        at = first
+        yield entry, first, stop
+
+
+def skim(tree: Tree, reader: EntryReader, data: bytes, start: ContextStart) -> list[Entry]:
+    """Reads the lines before the boundary `context_start` named for `tree`'s facts; returns
+    the entries it preserved, in file order, for the caller to add to the tree first.
 
     Every line is parsed until the first conversation entry (whose session id the tree
     keeps); after it, lines whose top-level type is known and not `assistant` are skipped.
+    A preserved entry's response id is not noted: its line joins the tree itself.
     """
     tree.partial = True
     named = False
     view = memoryview(data)
+    kept = dict(start.kept)
+    preserved: list[Entry] = []
     at = 0
-    while at < start:
-        end = data.find(b"\n", at, start)
-        end = start if end < 0 else end
-        if end > at and not (named and _plain_kind(data, at, end)):
+    while at < start.offset:
+        end = data.find(b"\n", at, start.offset)
+        end = start.offset if end < 0 else end
+        is_kept = at in kept
+        if is_kept or (end > at and not (named and _plain_kind(data, at, end))):
             entry = reader.parse(view[at:end])
-            if entry is not None and _note(tree, entry):
-                named = tree.session_id is not None
+            if entry is not None:
+                if is_kept:
+                    preserved.append(entry)
+                if _note(tree, entry, response=not is_kept):
+                    named = tree.session_id is not None
         at = end + 1
+    return preserved
 
 
 def _plain_kind(data: bytes, start: int, end: int) -> bool:
     """Whether the line's top-level `type` comes before any nested object and is not
-    `assistant`.
+    `assistant`, or the line is an attachment's.
 
     A `"type":"` that no `{` but the line's own precedes cannot be inside a nested value,
     nor inside a string, whose quotes would be escaped. A name written with escapes is left
     for the parser to read.
     """
     head = min(end, start + 1024)
-    nested = data.find(b"{", start + 1, head)
-    at = data.find(_TYPE, start, head if nested < 0 else nested)
-    if at < 0:
-        return False
-    value = at + len(_TYPE)
+    if data.startswith(_TYPE_FIRST, start):  # most bookkeeping lines: the type comes first
+        value = start + len(_TYPE_FIRST)
+    else:
+        nested = data.find(b"{", start + 1, head)
+        at = data.find(_TYPE, start, head if nested < 0 else nested)
+        if at < 0:
+            # 2.1.332 writes an attachment's object before its type: a line whose first
+            # nested value is its top-level `attachment` is an attachment (no other entry
+            # has that key).
+            return nested > 0 and data.startswith(_ATTACHMENT_KEY, nested - len(_ATTACHMENT_KEY))
+        value = at + len(_TYPE)
     if data.startswith(_PLAIN_KINDS, value, head):  # the usual names: no need to look closer
         return True
     close = data.find(b'"', value, head)
@@ -90,9 +204,9 @@ def _plain_kind(data: bytes, start: int, end: int) -> bool:
     return data[value:close] != b"assistant"
 
 
-def _note(tree: Tree, entry: Entry) -> bool:
-    """Gives the tree an entry's running facts, as `make_node` and `Tree.add` would read them;
-    True for a conversation entry with a uuid."""
+def _note(tree: Tree, entry: Entry, *, response: bool = True) -> bool:
+    """Gives the tree an entry's running facts, as `make_node` and `Tree.add` would read them
+    (its response id only if `response`); True for a conversation entry with a uuid."""
     kind = entry.get("type")
     if kind not in CONVERSATION:
         return False
@@ -100,7 +214,7 @@ def _note(tree: Tree, entry: Entry) -> bool:
     if kind == "assistant":
         message = entry.get("message")
         message = message if isinstance(message, dict) else {}
-        msg_id = _text(message.get("id"))
+        msg_id = _text(message.get("id")) if response else None
         tokens = usage_tokens(entry, message)[0]
     uuid = entry.get("uuid")
     is_message = type(uuid) is str and uuid != ""
@@ -115,11 +229,3 @@ def _text(value: object) -> str | None:
 
 def _is_boundary(entry: Entry) -> bool:
     return entry.get("type") == "system" and entry.get("subtype") == "compact_boundary"
-
-
-def _starts_context(entry: Entry) -> bool:
-    meta = entry.get("compactMetadata")
-    keeps = isinstance(meta, dict) and (
-        meta.get("preservedMessages") is not None or meta.get("preservedSegment") is not None
-    )
-    return entry.get("isSidechain") is not True and not keeps and entry.get("uuid") is not None

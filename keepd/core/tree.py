@@ -23,6 +23,9 @@ class Branch:
     stops: list[int]  # indices into messages
     boundary: Node | None  # the compact boundary the current context starts at
     compacted: list[int] = field(default_factory=list)  # messages that follow a compaction
+    # File positions of the entries the newest boundary preserved: a resumed session's picker
+    # lists the prompts among them as well as those after the boundary.
+    kept: frozenset[int] = frozenset()
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +86,9 @@ class Tree:
         self.skimmed_msg_ids: set[str] = set()
         self.reached_before = False
         self.superseded = 0  # lines replaced by a later one with the same uuid
+        # Counted text of the person's attachments (messages.py) waiting, by the uuid of the
+        # last entry on their chain, for the message that follows them.
+        self.carried: dict[str, tuple[str, int]] = {}
 
     def add(self, node: Node) -> None:
         self.nodes.append(node)
@@ -99,9 +105,28 @@ class Tree:
             if node.msg_id in self.skimmed_msg_ids:
                 self.reached_before = True  # its siblings before the boundary join the branch
         if node.is_message and node.uuid:
+            self._take_carried(node)
             self._note_message(node)
         elif node.boundary is not None and not node.sidechain:
             self.newest_boundary = node
+        elif node.uuid is not None and (node.chars or node.parent in self.carried):
+            self._carry(node)
+
+    def _carry(self, node: Node) -> None:
+        """An entry between messages (an attachment) passes its own and its parent's counted
+        text on to whatever hangs under it."""
+        text, chars = self.carried.get(node.parent or "", ("", 0))
+        joined = f"{text} {node.text}" if text and node.text else text or node.text
+        self.carried[node.uuid or ""] = (joined, chars + node.chars)
+
+    def _take_carried(self, node: Node) -> None:
+        """A message takes the person's text its chain brought since the message before: it was
+        written in this turn, before this message."""
+        if node.parent is None or node.parent not in self.carried:
+            return
+        text, chars = self.carried[node.parent]
+        node.text = f"{text} {node.text}" if node.text else text
+        node.chars += chars
 
     def _supersede(self, earlier: Node) -> None:
         """A later line with the same uuid replaces an earlier one, as Claude Code's loader
@@ -161,20 +186,21 @@ class Tree:
         leaf = self.leaf()
         if leaf is None:
             return Branch(messages=[], stops=[], boundary=None)
+        relink = self._relink_plan()
         if scope is Scope.WHOLE:
             chain = self._walk(leaf, _Relink(), through_boundaries=True)
-            kept = [n for n in self._pull_in(chain) if not n.is_compact_summary]
-            return _branch(kept, boundary=None)
-        relink = self._relink_plan()
+            history = [n for n in self._pull_in(chain) if not n.is_compact_summary]
+            return _branch(history, None, relink.kept)
         chain = self._walk(relink.start(leaf), relink, through_boundaries=False)
         boundary = chain[0] if chain[0].boundary is not None else None
         inside = [node.pos in relink.kept for node in chain]
         if not any(inside):
-            return _branch(self._pull_in(chain), boundary)
+            return _branch(self._pull_in(chain), boundary, relink.kept)
         first = inside.index(True)
         last = len(inside) - inside[::-1].index(True)
         head, middle, tail = chain[:first], chain[first:last], chain[last:]
-        return _branch([*self._pull_in(head), *middle, *self._pull_in(tail)], boundary)
+        context = [*self._pull_in(head), *middle, *self._pull_in(tail)]
+        return _branch(context, boundary, relink.kept)
 
     def _relink_plan(self) -> _Relink:
         """How the loader relinks parents for the newest boundary's preserved entries."""
@@ -219,7 +245,7 @@ class Tree:
             return self._find(moved)
         link = node.parent
         if link is None and node.boundary is not None and through_boundaries:
-            link = node.logical_parent or ""
+            link = self._before_boundary(node.boundary) or node.logical_parent or ""
         if link is None:
             return None
         parent = self._find(link)
@@ -228,6 +254,14 @@ class Tree:
         if parent is not None and relink.escapes(parent):
             return relink.landing
         return parent
+
+    def _before_boundary(self, info: Boundary) -> str | None:
+        """Where the whole history goes on past a boundary that preserved entries: from the
+        last of them, whose own parents lead back through them to older history. Its logical
+        parent is not always that: "Summarize up to here" names the entry before the first
+        preserved one."""
+        preserved = self._preserved(info)
+        return preserved[-1].uuid if preserved else None
 
     def _previous_in_file(self, node: Node) -> Node | None:
         for pos in range(node.pos - 1, -1, -1):
@@ -289,7 +323,9 @@ class Tree:
         return sorted([*chain, *extra.values()], key=lambda node: node.pos)
 
 
-def _branch(context: list[Node], boundary: Node | None) -> Branch:
+def _branch(context: list[Node], boundary: Node | None, kept: frozenset[int]) -> Branch:
+    """The messages of `context`; its stops are the prompts after `boundary` and those the
+    newest boundary preserved (`kept`), which Claude Code relinks after its summary."""
     messages: list[Node] = []
     compacted: list[int] = []
     for node in context:
@@ -298,5 +334,9 @@ def _branch(context: list[Node], boundary: Node | None) -> Branch:
         elif node.boundary is not None and not node.sidechain:
             compacted.append(len(messages))
     after = boundary.pos if boundary is not None else -1
-    stops = [i for i, node in enumerate(messages) if node.is_prompt and node.pos > after]
-    return Branch(messages=messages, stops=stops, boundary=boundary, compacted=compacted)
+    stops = [
+        i
+        for i, node in enumerate(messages)
+        if node.is_prompt and (node.pos > after or node.pos in kept)
+    ]
+    return Branch(messages, stops, boundary, compacted, kept)

@@ -71,12 +71,16 @@ class Cold:
 
 
 def cold_corpus(shared: Path, runs: int = 7) -> Cold:
+    """The corpus's sessions, timed as `cold_files` times them."""
+    return cold_files(sorted((shared / "corpus" / "sessions").glob("*.jsonl")), runs)
+
+
+def cold_files(paths: Sequence[Path], runs: int = 7) -> Cold:
     """Parsing and analysis timed in turns, each the best of `runs` in this process's CPU time.
 
     Taking turns and counting only this process's time keep another program's load on a shared
     machine from landing on one side of the ratio.
     """
-    paths = sorted((shared / "corpus" / "sessions").glob("*.jsonl"))
     blobs = [path.read_bytes() for path in paths]
     parse, analyse, whole = [], [], []
     for _ in range(runs):
@@ -120,10 +124,10 @@ def _staged(path: Path) -> list[float]:
     start = context_start(data)
     marks.append(clock())
     state = SessionState()
-    if start:
+    if start.offset:
         state.skim(data, start)
     marks.append(clock())
-    state.feed(data, start)
+    state.feed(data, start.offset)
     state.finish()
     marks.append(clock())
     state.branch()

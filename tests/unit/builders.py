@@ -191,6 +191,50 @@ def compact_summary(
     return user(uuid, parent, body, **flags)
 
 
+def attachment(
+    uuid: str, parent: str, kind: str, rendered: str | None = None, **fields: Any
+) -> Entry:
+    """A 2.1.332 `attachment` line: its object written before its type, then the
+    system-reminder text it put before the model (`rendered`), if any."""
+    entry: Entry = {
+        "parentUuid": parent,
+        "isSidechain": False,
+        "attachment": {"type": kind, **fields},
+        "type": "attachment",
+        "uuid": uuid,
+        "timestamp": "2025-06-01T12:00:00.000Z",
+    }
+    if rendered is not None:
+        entry["rendered"] = [{"content": f"<system-reminder>\n{rendered}\n</system-reminder>"}]
+        entry["renderedRole"] = "system"
+    return {**entry, "sessionId": SESSION_ID, "cwd": CWD, "version": "2.1.332"}
+
+
+def bookkeeping(kind: str, **fields: Any) -> Entry:
+    """A 2.1.332 line of a type its loader keeps off the conversation (`api-request`, ...)."""
+    return {"type": kind, "sessionId": SESSION_ID, **fields}
+
+
+def summarized_up_to(
+    boundary: str, summary: str, before: str, kept: Sequence[str], body: str = SUMMARY_TEXT
+) -> list[Entry]:
+    """The lines Claude Code 2.1.332's "Summarize up to here" writes: a boundary that keeps
+    `kept` (oldest first) after its summary, naming the entry `before` them as its logical
+    parent, and the summary, flagged `summarizeMetadata {direction: "up_to"}`."""
+    cut = compact_boundary(
+        boundary,
+        before,
+        preserved=(summary, kept),
+        segment=(kept[0], summary, kept[-1]),
+        trigger="manual",
+    )
+    cut["compactMetadata"]["preservedMessages"]["allUuids"] = list(kept)
+    cut["compactMetadata"]["messagesSummarized"] = 10
+    note = compact_summary(summary, boundary, body, full=False)
+    note["summarizeMetadata"] = {"messagesSummarized": 10, "direction": "up_to"}
+    return [cut, note]
+
+
 def old_summary(leaf_uuid: str, body: str = "Parser work") -> Entry:
     """A 1.0.x `summary` line: no uuid, it only names a leaf."""
     return {"type": "summary", "summary": body, "leafUuid": leaf_uuid}

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from keepd.api import load_state
 from keepd.core.analysis import analyse_state
 from keepd.core.session import SessionState, read_current
-from keepd.core.skim import _plain_kind, context_start
+from keepd.core.skim import ContextStart, _plain_kind, context_start
 from keepd.core.tree import Scope
 from keepd.daemon.registry import Registry
 from tests.unit.builders import (
@@ -81,17 +81,70 @@ def test_the_session_id_comes_from_the_first_message_of_the_file() -> None:
     assert state.tree.session_id == "first-one"
 
 
-def test_no_boundary_or_a_preserving_one_reads_everything() -> None:
+def test_no_boundary_or_a_sub_agents_one_reads_everything() -> None:
     plain = Chain()
     plain.turn("hello parser", "hi")
-    assert context_start(plain.jsonl()) == 0
+    assert context_start(plain.jsonl()).offset == 0
     chain = compacted()
-    chain.entries[8] = compact_boundary("b001", "u008", preserved=("s001", ["u007", "u008"]))
-    assert context_start(chain.jsonl()) == 0
-    chain.entries[8] = compact_boundary("b001", "u008", segment=("u007", "s001", "u008"))
-    assert context_start(chain.jsonl()) == 0
     chain.entries[8] = sidechain(compact_boundary("b001", "u008"))
-    assert context_start(chain.jsonl()) == 0
+    assert context_start(chain.jsonl()).offset == 0
+
+
+def test_a_preserving_boundary_is_started_at_with_the_lines_it_kept() -> None:
+    chain = compacted()
+    kept = ("s001", ["u007", "u008"])  # the last turn: its prompt and reply
+    chain.entries[8] = compact_boundary("b001", "u008", preserved=kept, trigger="manual")
+    chain.entries[9] = compact_summary("s001", "b001", full=False)
+    data = chain.jsonl()
+    start = context_start(data)
+    assert data[start.offset :].startswith(line(chain.entries[8]))
+    assert [data[a:b] for a, b in start.kept] == [line(e).strip() for e in chain.entries[6:8]]
+    state = same_analysis(data)
+    assert state.tree.partial
+    assert [n.uuid for n in state.tree.nodes[:3]] == ["u007", "u008", "b001"]
+    stops = [stop.quote for stop in analyse_state(state).stops]
+    assert stops[0] == "parser step 3 tokenizer grammar"  # the kept prompt is a stop
+
+
+def test_a_preserved_segment_is_walked_back_from_its_tail() -> None:
+    chain = compacted()
+    chain.entries[8] = compact_boundary("b001", "u008", segment=("u005", "s001", "u008"))
+    chain.entries[9] = compact_summary("s001", "b001", full=False)
+    data = chain.jsonl()
+    start = context_start(data)
+    assert [data[a:b] for a, b in start.kept] == [line(e).strip() for e in chain.entries[4:8]]
+    assert same_analysis(data).tree.partial
+
+
+def test_a_preserved_uuid_missing_from_the_file_reads_everything() -> None:
+    chain = compacted()
+    chain.entries[8] = compact_boundary("b001", "u008", preserved=("s001", ["u007", "gone"]))
+    assert context_start(chain.jsonl()) == ContextStart()
+    chain.entries[8] = compact_boundary("b001", "u008", segment=("gone", "s001", "u008"))
+    assert context_start(chain.jsonl()) == ContextStart()
+    same_analysis(chain.jsonl())
+
+
+def test_the_newest_copy_of_a_preserved_line_is_taken() -> None:
+    chain = compacted()
+    chain.entries[8] = compact_boundary("b001", "u008", preserved=("s001", ["u006"]))
+    again = {**chain.entries[5], "message": {"role": "assistant", "content": "rewritten"}}
+    chain.entries.insert(7, again)  # u006 written again before the boundary
+    data = chain.jsonl()
+    start = context_start(data)
+    assert [data[a:b] for a, b in start.kept] == [line(again).strip()]
+    same_analysis(data)
+
+
+def test_a_uuid_quoted_inside_another_line_is_not_taken_for_it() -> None:
+    chain = compacted()
+    chain.entries[8] = compact_boundary("b001", "u008", preserved=("s001", ["u004"]))
+    quoted = tool_result("r900", "u005", "toolu_x", "ok") | {"toolUseResult": {"uuid": "u004"}}
+    chain.entries.insert(6, quoted)
+    data = chain.jsonl()
+    start = context_start(data)
+    assert [data[a:b] for a, b in start.kept] == [line(chain.entries[3]).strip()]
+    same_analysis(data)
 
 
 def test_the_newest_boundary_is_found_past_one_quoted_inside_a_later_line() -> None:
@@ -99,7 +152,7 @@ def test_the_newest_boundary_is_found_past_one_quoted_inside_a_later_line() -> N
     quoted = {"type": "system", "subtype": "compact_boundary"}  # a tool's structured output
     chain.add(tool_result("r900", chain.last or "", "toolu_x", "ok") | {"toolUseResult": quoted})
     data = chain.jsonl()
-    assert data[context_start(data) :].startswith(line(chain.entries[8]))
+    assert data[context_start(data).offset :].startswith(line(chain.entries[8]))
     same_analysis(data)
 
 
@@ -173,7 +226,7 @@ def sessions(draw: Any) -> bytes:
         if how == "missing":
             parent = "nowhere"
         kind = draw(st.sampled_from(["prompt", "reply", "result", "progress", "boundary"]))
-        entries.append(_entry(kind, uuid, parent, draw))
+        entries.append(_entry(kind, uuid, parent, draw, uuids))
         uuids.append(uuid)
     for _ in range(draw(st.integers(0, 2))):  # a line written twice, anywhere
         copy = entries[draw(st.integers(0, len(entries) - 1))]
@@ -181,7 +234,9 @@ def sessions(draw: Any) -> bytes:
     return jsonl(entries)
 
 
-def _entry(kind: str, uuid: str, parent: str | None, draw: Any) -> dict[str, Any]:
+def _entry(
+    kind: str, uuid: str, parent: str | None, draw: Any, earlier: list[str]
+) -> dict[str, Any]:
     if kind == "prompt":
         return user(uuid, parent, draw(st.sampled_from(["parser grammar", "docs screenshots"])))
     if kind == "reply":
@@ -194,10 +249,14 @@ def _entry(kind: str, uuid: str, parent: str | None, draw: Any) -> dict[str, Any
         return tool_result(uuid, parent or "nowhere", "toolu_1", "ok")
     if kind == "progress":
         return progress(uuid, parent)
-    keeps = draw(st.sampled_from(["none", "none", "segment", "sidechain"]))
+    keeps = draw(st.sampled_from(["none", "none", "segment", "listed", "sidechain"]))
     boundary = compact_boundary(uuid, parent)
     if keeps == "segment" and parent is not None:
-        boundary = compact_boundary(uuid, parent, segment=(parent, uuid, parent))
+        head = draw(st.sampled_from([parent, *earlier[-4:]]))
+        boundary = compact_boundary(uuid, parent, segment=(head, uuid, parent))
+    if keeps == "listed" and earlier:
+        picked = draw(st.lists(st.sampled_from([*earlier, "nowhere"]), max_size=4, unique=True))
+        boundary = compact_boundary(uuid, parent, preserved=(uuid, sorted(picked)))
     return sidechain(boundary) if keeps == "sidechain" else boundary
 
 
@@ -246,7 +305,7 @@ def test_the_daemon_skims_a_whole_file_and_feeds_one_read_in_pieces(tmp_path: Pa
 def test_mutated_corpus_sessions_analyse_alike(corpus_sessions: list[Path]) -> None:
     rng = random.Random(11)
     compacted_files = [path.read_bytes() for path in corpus_sessions]
-    compacted_files = [data for data in compacted_files if context_start(data)]
+    compacted_files = [data for data in compacted_files if context_start(data).offset]
     for _ in range(120):
         data = damaged(rng.choice(compacted_files), rng, boundaries=True)
         skimmed, whole = analyse_state(read_current(data)), analyse_state(full_read(data))

@@ -317,7 +317,7 @@ def test_preserved_messages_anchored_at_the_boundary() -> None:
     ]
     branch = _branch(entries)
     assert _ids(branch) == ["U1", "A1", "S", "U3", "A3"]
-    assert _stop_ids(branch) == ["U3"]
+    assert _stop_ids(branch) == ["U1", "U3"]  # the resumed picker lists the kept prompt too
 
 
 def test_preserved_messages_anchored_at_the_boundary_without_summary() -> None:
@@ -361,7 +361,7 @@ def test_preserved_segment() -> None:
     ]
     branch = _branch(entries)
     assert _ids(branch) == ["S", "U2", "A2a", "A2b", "U3", "A3"]
-    assert _stop_ids(branch) == ["U3"]
+    assert _stop_ids(branch) == ["U2", "U3"]  # the kept prompt is listed too
 
 
 def test_preserved_segment_with_a_missing_end_gives_up() -> None:
@@ -400,7 +400,7 @@ def test_next_turn_under_the_tail_of_a_preserved_segment_is_relinked() -> None:
     ]
     branch = _branch(entries)
     assert _ids(branch) == ["S", "U2", "A2a", "A2b", "U3", "A3"]
-    assert _stop_ids(branch) == ["U3"]
+    assert _stop_ids(branch) == ["U2", "U3"]  # the kept prompt is listed too
     assert branch.boundary is not None and branch.boundary.uuid == "B"
 
 

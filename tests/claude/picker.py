@@ -1,0 +1,104 @@
+"""Reading Claude Code's rewind picker (Esc Esc) off a tmux screen.
+
+The picker shows a window of entries; "↑ N more" above it counts the entries before the window,
+"↓ N more" below it those after (the "(current)" row is the last entry), and "❯" marks the
+selection. An entry is a block: its prompt line, then detail lines ("⚠ No code restore", files).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from tests.claude.tmux import Tmux
+
+HEADER = "Restore the code and/or conversation to the point before"
+FOOTER = "Enter to continue"
+CURRENT = "(current)"
+_ARROW = re.compile(r"^\s*([↑↓]) (\d+) more\s*$")
+
+
+@dataclass(frozen=True)
+class Window:
+    """One screenful of the picker: its rows, how many entries lie above and below it, and
+    which row is selected (None when the selection is not in view)."""
+
+    rows: list[str]
+    above: int
+    below: int
+    selected: int | None
+
+    @property
+    def total(self) -> int:
+        return self.above + len(self.rows) + self.below
+
+
+def parse(screen: str) -> Window:
+    """The picker window on `screen`; fails when the picker is not showing."""
+    lines = screen.splitlines()
+    starts = [i for i, line in enumerate(lines) if HEADER in line]
+    ends = [i for i, line in enumerate(lines) if FOOTER in line]
+    if not starts or not ends:
+        raise AssertionError(f"no rewind picker on the screen:\n{screen}")
+    body = lines[starts[-1] + 1 : ends[-1]]
+    rows: list[str] = []
+    above = below = 0
+    selected: int | None = None
+    fresh = True  # the next non-blank line starts an entry
+    for line in body:
+        arrow = _ARROW.match(line)
+        if arrow:
+            count = int(arrow.group(2))
+            above, below = (count, below) if arrow.group(1) == "↑" else (above, count)
+            fresh = True
+            continue
+        if not line.strip():
+            fresh = True
+            continue
+        if fresh:
+            text = line.strip()
+            if text.startswith("❯"):
+                selected = len(rows)
+                text = text[1:].strip()
+            rows.append(text)
+            fresh = False
+    return Window(rows, above, below, selected)
+
+
+def open_picker(ui: Tmux, timeout: float = 20.0) -> Window:
+    """Presses Esc Esc at the prompt and returns the window the picker opens with."""
+    ui.keys("Escape", "Escape")
+    ui.wait_for(FOOTER, timeout=timeout)
+    return parse(ui.wait_stable(quiet=0.4))
+
+
+def move(ui: Tmux, key: str, times: int) -> Window:
+    """Presses `key` (Up or Down) `times` times and returns the window then."""
+    for _ in range(times):
+        ui.keys(key, pause=0.03)
+    return parse(ui.wait_stable(quiet=0.4))
+
+
+def selected_text(window: Window) -> str:
+    if window.selected is None:
+        raise AssertionError(f"no selected row in {window}")
+    return window.rows[window.selected]
+
+
+def all_entries(ui: Tmux) -> list[str]:
+    """Every entry of the open picker, oldest first, "(current)" last: scrolls up a window at
+    a time and places each window by its "↑ N more" count. Leaves the selection at the top."""
+    window = parse(ui.wait_stable(quiet=0.4))
+    total = window.total
+    entries: list[str | None] = [None] * total
+    while True:
+        for offset, row in enumerate(window.rows):
+            entries[window.above + offset] = row
+        if window.above == 0:
+            break
+        at = window.selected or 0
+        window = move(ui, "Up", min(len(window.rows) - 1 + at, window.above + at))
+    missing = [i for i, row in enumerate(entries) if row is None]
+    if missing:
+        raise AssertionError(f"picker rows {missing} never came into view")
+    return [row for row in entries if row is not None]
