@@ -61,11 +61,12 @@ def main(argv: list[str] | None = None) -> int:
                 misses = variants.join_misses(prepared[group.title], every_label)
                 print(f"{group.title}: {misses}")
             print()
+            joins = {group.title: prepared[group.title] for group in groups}
             if title == "calibration":
-                calibration = next(found for s, found in read.items() if not s.held_out)
-                joins = {group.title: prepared[group.title] for group in groups}
-                print(variants.variant_table(calibration, joins), "\n")
-                print(variants.cue_rates(calibration), "\n")
+                print(variants.variant_table(side, joins), "\n")
+                print(variants.cue_rates(side), "\n")
+            else:
+                print(f"checked once on held out:\n{variants.held_out_check(side, joins)}\n")
         print(_labelled(read))
         print(_replayed(shared, every_label))
         print(_singles(single_cases(shared)))
