@@ -42,7 +42,10 @@ def piece_gold(
     stop uuids), when the piece's whole session has `piece_uuids` and its two readers named
     stops `newest` (positions in that session, None: not named)."""
     at_join = {uuid: k for k, uuid in enumerate(join_uuids) if uuid is not None}
-    start = piece_uuids.index(join_uuids[junction]) if join_uuids[junction] in piece_uuids else 0
+    in_piece = {uuid: k for k, uuid in enumerate(piece_uuids) if uuid is not None}
+    # The tail's first stop in the session: the junction's own prompt may not be a stop there
+    # (a /compact that opens the tail is one only as a join's first prompt of a piece).
+    start = next((in_piece[u] for u in join_uuids[junction:] if u in in_piece), len(piece_uuids))
     mapped = [_into_join(k, start, junction, piece_uuids, at_join) for k in newest]
     named = {k for k in mapped if k is not None}
     if named <= {junction}:
@@ -61,11 +64,11 @@ def _into_join(
     piece_uuids: Sequence[str | None],
     at_join: dict[str, int],
 ) -> int | None:
-    """A reader's newest as a join stop: the junction when it lies at or before the tail's
-    first prompt; None when it was not named or its prompt is not a stop of the join."""
+    """A reader's newest as a join stop: the junction when it lies before the tail's first
+    stop; None when it was not named or its prompt is not a stop of the join."""
     if newest is None:
         return None
-    if newest <= start:
+    if newest < start:
         return junction
     uuid = piece_uuids[newest] if newest < len(piece_uuids) else None
     return at_join.get(uuid) if uuid is not None else None
@@ -75,8 +78,8 @@ def join_gold(case: Prepared, labelled: Sequence[Labelled]) -> PieceGold:
     """A prepared join's piece-aware gold, `labelled` the sessions labelled on its side."""
     if case.gold is None:
         return PieceGold((), "junction")
-    junction_uuid = case.uuids[case.gold]
-    source = next((s for s in labelled if junction_uuid in s.prepared.uuids), None)
+    tail = set(case.uuids[case.gold : case.gold + 3])  # stops of the last piece alone
+    source = next((s for s in labelled if tail.intersection(s.prepared.uuids)), None)
     if source is None:
         return PieceGold((case.gold,), "unlabelled")
     newest = (source.readers[0].newest, source.readers[1].newest)

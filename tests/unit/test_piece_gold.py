@@ -32,3 +32,11 @@ def test_disagreeing_readers_count_either_newest_or_the_junction() -> None:
     assert gold.stops == (2, 4) and gold.how == "disagreed"
     assert piece_gold(JUNCTION, JOIN, SESSION, (None, 5)).stops == (2, 3)
     assert piece_gold(JUNCTION, JOIN, SESSION, (None, None)).how == "junction"
+
+
+def test_a_junction_prompt_that_is_no_stop_of_the_session_maps_from_the_next_stop() -> None:
+    join = ["a0", "a1", "compact", "t0", "t1", "t2"]  # the tail opens with a /compact prompt
+    session = ["s0", "s1", "t0", "t1", "t2"]
+    assert piece_gold(2, join, session, (3, 3)).stops == (4,)
+    assert piece_gold(2, join, session, (2, 2)).stops == (3,)
+    assert piece_gold(2, join, session, (1, 1)).stops == (2,)
