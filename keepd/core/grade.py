@@ -151,6 +151,14 @@ def multiples(curve: Curve, frees: FloatArray, tuning: Tuning = DEFAULT_TUNING) 
     return out
 
 
+def rises(curve: Curve, frees: FloatArray, tuning: Tuning = DEFAULT_TUNING) -> FloatArray:
+    """Every stop's rise into it in wiggles (zeros without a wiggle): what `clear_rise` reads."""
+    wiggle = _wiggle(curve.sc[_eligible(curve, frees, tuning)])
+    if not np.isfinite(wiggle):
+        return np.zeros(len(curve))
+    return _heights(curve, tuning)[1] / wiggle
+
+
 def _eligible(curve: Curve, frees: FloatArray, tuning: Tuning) -> np.ndarray:
     """Stops that free something and keep enough words to be measured (the floor)."""
     total = int(curve.kept[0]) if len(curve) else 0

@@ -20,6 +20,7 @@ from keepd.evaluate.cases import (
     single_cases,
 )
 from keepd.evaluate.markdown import table
+from keepd.evaluate.piece_gold import piece_score
 from keepd.evaluate.score import (
     Outcome,
     Prepared,
@@ -52,18 +53,20 @@ def main(argv: list[str] | None = None) -> int:
                 cases["labelled (--whole)"] = labelled_cases(shared)
             prepared = {name: [prepare(case) for case in found] for name, found in cases.items()}
             seeds = ", ".join(str(group.seed) for group in groups)
+            side = next((f for s, f in read.items() if s.held_out == (title != "calibration")), [])
             print(f"{title} (seeds {seeds})\n")
-            print(_table(prepared))
+            print(_table(prepared, side))
             print(f"\n{_outranking(prepared)}\n")
             for group in groups:
                 misses = variants.join_misses(prepared[group.title], every_label)
                 print(f"{group.title}: {misses}")
             print()
+            joins = {group.title: prepared[group.title] for group in groups}
             if title == "calibration":
-                calibration = next(found for s, found in read.items() if not s.held_out)
-                joins = {group.title: prepared[group.title] for group in groups}
-                print(variants.variant_table(calibration, joins), "\n")
-                print(variants.cue_rates(calibration), "\n")
+                print(variants.variant_table(side, joins), "\n")
+                print(variants.cue_rates(side), "\n")
+            else:
+                print(f"checked once on held out:\n{variants.held_out_check(side, joins)}\n")
         print(_labelled(read))
         print(_replayed(shared, every_label))
         print(_singles(single_cases(shared)))
@@ -71,19 +74,26 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def _table(groups: dict[str, list[Prepared]]) -> str:
+def _table(groups: dict[str, list[Prepared]], side: list[labels.Labelled]) -> str:
+    """Picks against the junction and against the piece-aware gold (`side`: the labels of
+    this side of the split)."""
     lines = [
-        "| cases | n | pick at junction | within one stop | junction graded ●●● |",
-        "|---|---|---|---|---|",
+        "| cases | n | pick at junction | within one stop | junction graded ●●● "
+        "| piece-aware gold: at / within one | gold moved | last piece unlabelled here |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for name, cases in groups.items():
         outcomes: list[Outcome] = [judge(case, DEFAULT_TUNING) for case in cases]
         s = summarise(outcomes)
-        lines.append(
-            f"| {name} | {s.cases} | {s.exact:.0%} | {s.within_one:.0%} | {s.clear_at_gold:.0%} |"
-        )
+        row = f"| {name} | {s.cases} | {s.exact:.0%} | {s.within_one:.0%} | {s.clear_at_gold:.0%} "
         if name.startswith("labelled"):
+            lines.append(row + "| - | - | - |")
             lines += [_labelled_row(outcome) for outcome in outcomes]
+            continue
+        p = piece_score(cases, side)
+        lines.append(
+            row + f"| {p.exact:.0%} / {p.within_one:.0%} | {p.moved} | {p.unlabelled} |"
+        )
     return "\n".join(lines)
 
 

@@ -215,9 +215,27 @@ def _sessions(run: Run) -> str:
     return f"""## Sessions: keepd's pick
 
 Stitched sessions join real transcripts end to end with `../shared/tools/stitch.py` ({tails});
-the gold stop is the first prompt of the last piece. Every curve covers the whole history.
+every curve covers the whole history. Each join is scored against two golds, side by side.
+The *junction* is the first prompt of the last piece. The *piece-aware* gold asks what the
+labelled sessions ask: where does the work still going on at the end begin? The last piece
+is the tail of a real session; when both readers of that session put its newest piece inside
+the tail (within one stop of each other), their stops, mapped into the join by the prompt's
+uuid, are the gold; when they disagree, a pick at either reader's newest or at the junction
+counts; when the newest began before the tail, the junction stays the gold
+(`keepd/evaluate/piece_gold.py`).
 
-{sessions.pick_table(groups)}
+The piece-aware gold is the right one: with the junction as gold, a pick that finds a task
+switch the readers marked inside the last piece counts as a miss, so the join floor punishes
+exactly what the labelled floor asks for, and no grading could serve both. What it changes:
+in real sessions the newest work mostly begins in the last few prompts, so the gold moves in
+most joins whose last piece is labelled, usually to one of the last three stops, and picks at
+the junction become misses there. Labels are used on their own side of the split only
+(calibration labels for calibration joins, held-out ones for held-out joins); a last piece
+labelled only on the other side keeps the junction. The joins of both sides draw their pieces
+from every corpus session, so most held-out joins' last pieces are labelled only in the
+calibration file: their piece-aware figure is mostly the junction's.
+
+{sessions.pick_table(groups, run.readers)}
 
 ### Grades at the junction
 

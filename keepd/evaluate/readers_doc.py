@@ -45,14 +45,34 @@ Every curve covers the whole history, with the session's own events and cues."""
             + "\n- the words and session events alone (before the cues): "
             + labels.summarise(words).line()
         )
+    held = next((found for s, found in read.items() if s.held_out), [])
+    held_joins = {
+        group.title: group.cases for group in groups if group.held_out and not group.independent
+    }
     parts.append(
-        f"""### What each cue adds (calibration)
+        f"""### What each cue and pick rule adds (calibration)
 
 Each row runs keepd's grading with one cue taken out or another counted as if it were work
-finished; the labels are the calibration readers', the joins the calibration joins (tails
-8-15). The words' own ●●● zones outrank the ●●● zones cues made, in every row.
+finished, or with another rule for the pick among the zones keepd grades; the labels are the
+calibration readers', the joins the calibration joins (tails 8-15), each scored against the
+junction and against the piece-aware gold (from the calibration labels; "Sessions: keepd's
+pick"). Unless a row says otherwise, the words' own ●●● zones outrank the ●●● zones cues made.
 
 {variants.variant_table(calibration, joins)}
+
+The row chosen on this table is "{variants.CHOSEN}": the newest work begins at the latest
+clear change, whether the words or the cues make it clear (the words' ●●● outranked the cues'
+because the junction gold rewarded it: the words always change at a junction), and a long
+prompt is where people describe new work (the cue rates below). On calibration data it raises
+the piece-aware figure of every join group and the labelled pick, and lowers the junction
+figure. Checked once on held out:
+
+{variants.held_out_check(held, held_joins)}
+
+keepd's own grading is not changed to it: on held out the labelled figures do not move, and
+the joins' piece-aware figure falls because most of their last pieces are labelled on the
+calibration side only and keep the junction as gold. The joins need pieces drawn from each
+side's own labelled sessions before the held-out check can speak.
 
 How often each cue is present at the stops both readers call a task, at stops only marked
 otherwise (a step, or a task by one reader), and at stops nobody marked (calibration):
@@ -61,9 +81,9 @@ otherwise (a step, or a task by one reader), and at stops nobody marked (calibra
 
 ### Where the joins' missed picks land
 
-A join's gold stop is its junction, but its last piece is a real session with task switches
-of its own; the readers labelled every corpus session (both files), so a pick past the junction
-can be checked against them:
+Against the junction gold: a join's last piece is a real session with task switches of its
+own, and the readers labelled every corpus session (both files), so a pick past the junction
+can be checked against them (the piece-aware gold counts the readers' newest as a hit):
 
 {_misses(groups, every)}"""
     )
@@ -101,6 +121,10 @@ def _constants() -> str:
             f"{t.cued_clear} cues (work finished, a session event) make ●●● alone; "
             f"{t.cued_raise} cue next to a ●● zone raises it",
             "boundaries.json and the calibration joins: the table of what each cue adds",
+        ],
+        [
+            f'the variant "{variants.CHOSEN}" (not keepd\'s rule: see above)',
+            "boundaries.json and the calibration joins, piece-aware gold",
         ],
         [
             "work finished: git commit / push / merge, gh pr create / merge in a Bash call",

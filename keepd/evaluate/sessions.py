@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from keepd.core.grade import DEFAULT_TUNING, Grade
+from keepd.evaluate.labels import Labelled, Source
 from keepd.evaluate.markdown import percent, share, table
+from keepd.evaluate.piece_gold import piece_score
 from keepd.evaluate.score import (
     Outcome,
     Prepared,
@@ -39,10 +41,14 @@ def outcomes(group: GroupCases) -> list[Outcome]:
     return [judge(case, DEFAULT_TUNING) for case in group.cases]
 
 
-def pick_table(groups: Sequence[GroupCases]) -> str:
+def pick_table(groups: Sequence[GroupCases], read: Mapping[Source, Sequence[Labelled]]) -> str:
+    """Picks against the junction and against the piece-aware gold, from the labels of each
+    group's own side of the split."""
+    side = {source.held_out: found for source, found in read.items()}
     rows = []
     for group in groups:
         s = summarise(outcomes(group))
+        p = piece_score(group.cases, side.get(group.held_out, []))
         rows.append(
             [
                 group.label,
@@ -50,9 +56,21 @@ def pick_table(groups: Sequence[GroupCases]) -> str:
                 percent(s.exact),
                 percent(s.within_one),
                 percent(s.clear_at_gold),
+                f"{percent(p.exact)} / {percent(p.within_one)}",
+                p.moved,
+                p.unlabelled,
             ]
         )
-    headers = ["cases", "n", "pick at junction", "within one stop", "junction graded ●●●"]
+    headers = [
+        "cases",
+        "n",
+        "pick at junction",
+        "within one stop",
+        "junction graded ●●●",
+        "piece-aware gold: at / within one",
+        "gold moved",
+        "last piece unlabelled on its side",
+    ]
     return table(headers, rows)
 
 

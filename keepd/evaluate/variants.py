@@ -1,23 +1,24 @@
-"""What each cue adds: keepd's grading with one cue taken out or another counted in, scored
-on the readers' labels and on the joins; and where a join's missed pick lands.
+"""What each cue and pick rule adds: keepd's grading with one cue taken out or another counted
+in, or another rule for the pick, scored on the readers' labels and on the joins (against the
+junction and the piece-aware gold); and where a join's missed pick lands.
 
-A cue is counted in by treating it as work finished before the stop, so every variant runs
-the one grading rule of core/grade.py on changed inputs.
+A cue is counted in by treating it as work finished before the stop, and a pick rule chooses
+among the zones keepd grades, so every variant runs the one grading rule of core/grade.py.
 """
 
 from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 
 import numpy as np
 
 from keepd.core.cues import STARTS, StopCues
-from keepd.core.grade import DEFAULT_TUNING, Grading, grade
+from keepd.core.grade import DEFAULT_TUNING, Grade, Grading, Zone, grade, rises
 from keepd.evaluate import labels
 from keepd.evaluate.labels import Labelled
 from keepd.evaluate.markdown import percent, table
+from keepd.evaluate.piece_gold import piece_score
 from keepd.evaluate.score import Prepared, grading_of
 
 Variant = Callable[[Prepared], Grading]
@@ -72,6 +73,66 @@ def _numbers(p: Prepared) -> np.ndarray:
     return p.cues.new_number if p.cues is not None else np.zeros(0)
 
 
+def _rising(p: Prepared) -> np.ndarray:
+    """Work finished counts only where the words also rise into the stop (`clear_rise`)."""
+    if p.cues is None:
+        return np.zeros(0)
+    rise = rises(p.curve, p.frees, DEFAULT_TUNING) >= DEFAULT_TUNING.clear_rise
+    return np.asarray(p.cues.finished & rise)
+
+
+def _only_rising(p: Prepared) -> Grading:
+    if p.cues is None:
+        return grading_of(p)
+    cues = _with(p.cues, _rising(p))
+    return grade(p.curve, p.frees, DEFAULT_TUNING, p.events, cues)
+
+
+def _tuned(**changes: int) -> Variant:
+    tuning = dataclasses.replace(DEFAULT_TUNING, **changes)
+    return lambda p: grade(p.curve, p.frees, tuning, p.events, p.cues)
+
+
+def _picking(rule: Callable[[list[Zone]], Zone], inner: Variant = grading_of) -> Variant:
+    """`inner`'s zones with another pick among its ●● and ●●● zones (events' picks kept)."""
+
+    def run(p: Prepared) -> Grading:
+        grading = inner(p)
+        strong = [z for z in grading.zones if z.grade.strength >= Grade.SUBTOPIC.strength]
+        if not strong or grading.pick is None or grading.pick.event is not None:
+            return grading
+        return dataclasses.replace(grading, pick=rule(strong))
+
+    return run
+
+
+def _latest(strong: list[Zone]) -> Zone:
+    """The latest zone of the strongest grade, whether words or cues made it so."""
+    top = max(zone.grade.strength for zone in strong)
+    return [zone for zone in strong if zone.grade.strength == top][-1]
+
+
+def _strongest(strong: list[Zone]) -> Zone:
+    """keepd's rank, then the highest multiple, then the latest."""
+    top = max((zone.grade.strength, not zone.cued) for zone in strong)
+    ranked = [zone for zone in strong if (zone.grade.strength, not zone.cued) == top]
+    return max(ranked, key=lambda zone: (zone.multiple, zone.best))
+
+
+CHOSEN = "latest ●●● (cues rank as words) + a long prompt"
+PICK_RULES: dict[str, Variant] = {
+    "pick: latest ●●● (cues rank as words)": _picking(_latest),
+    "pick: highest ●●● multiple": _picking(_strongest),
+    "finished counts only with a rise": _only_rising,
+    "2 cues next to a ●● zone raise it": _tuned(cued_raise=2),
+    "3 cues make ●●● alone": _tuned(cued_clear=3),
+    "latest ●●● (cues rank as words), 3 cues make ●●● alone": _picking(
+        _latest, _tuned(cued_clear=3)
+    ),
+    "latest ●●● (cues rank as words) + new files": _picking(_latest, _counting(_fresh)),
+    CHOSEN: _picking(_latest, _counting(_long)),
+}
+
 VARIANTS: dict[str, Variant] = {
     "words and session events (before the cues)": _words_and_events,
     "keepd: work finished and session events count": grading_of,
@@ -81,39 +142,28 @@ VARIANTS: dict[str, Variant] = {
     "+ a prompt that starts work": _counting(_starts),
     "+ a new issue or PR number": _counting(_numbers),
     f"+ a long prompt ({LONG_PROMPT}+ content words)": _counting(_long),
+    **PICK_RULES,
 }
 
 
-@dataclass(frozen=True, slots=True)
-class JoinScore:
-    exact: float
-    within_one: float
-
-
-def join_score(cases: Sequence[Prepared], variant: Variant) -> JoinScore:
-    hits = [_distance(case, variant(case)) for case in cases]
-    n = max(len(cases), 1)
-    return JoinScore(
-        sum(1 for d in hits if d == 0) / n, sum(1 for d in hits if d is not None and d <= 1) / n
-    )
-
-
-def _distance(case: Prepared, grading: Grading) -> int | None:
-    if grading.pick is None or case.gold is None:
-        return None
-    return abs(grading.pick.best - case.gold)
-
-
-def variant_table(labelled: Sequence[Labelled], joins: Mapping[str, Sequence[Prepared]]) -> str:
-    """Each variant on the calibration labels and the calibration joins."""
+def variant_table(
+    labelled: Sequence[Labelled],
+    joins: Mapping[str, Sequence[Prepared]],
+    chosen: Mapping[str, Variant] = VARIANTS,
+) -> str:
+    """Each variant on one side's labels and joins (the piece-aware gold from those labels)."""
     rows = []
-    for name, variant in VARIANTS.items():
+    for name, variant in chosen.items():
         s = labels.summarise(
             [labels.score_grading(case, variant(case.prepared)) for case in labelled]
         )
         cells = [
+            f"{percent(j.junction_exact)} / {percent(j.junction_within_one)}; "
             f"{percent(j.exact)} / {percent(j.within_one)}"
-            for j in (join_score(cases, variant) for cases in joins.values())
+            for j in (
+                piece_score(cases, labelled, [variant(case) for case in cases])
+                for cases in joins.values()
+            )
         ]
         rows.append(
             [
@@ -129,9 +179,14 @@ def variant_table(labelled: Sequence[Labelled], joins: Mapping[str, Sequence[Pre
         "task switches with ●●● within one",
         "●●● at a reader boundary",
         "pick within one of the newest",
-        *(f"{title}: at / within one" for title in joins),
+        *(f"{title}: junction; piece-aware (at / within one)" for title in joins),
     ]
     return table(headers, rows)
+
+
+def held_out_check(labelled: Sequence[Labelled], joins: Mapping[str, Sequence[Prepared]]) -> str:
+    """keepd and the variant chosen on calibration data, on the held-out labels and joins."""
+    return variant_table(labelled, joins, {"keepd": grading_of, CHOSEN: VARIANTS[CHOSEN]})
 
 
 def cue_rates(labelled: Sequence[Labelled]) -> str:

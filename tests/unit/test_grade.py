@@ -10,7 +10,7 @@ import pytest
 
 from keepd.core.curve import Curve, FloatArray
 from keepd.core.events import EVENTS, Event, EventCodes
-from keepd.core.grade import Grade, Grading, grade
+from keepd.core.grade import DEFAULT_TUNING, Grade, Grading, grade, rises
 
 N = 60
 
@@ -277,3 +277,11 @@ def test_the_newest_stop_may_be_an_event_pick_but_not_one_that_keeps_too_little(
     assert thin.pick is None and thin.trade
     early = grade(_curve(smooth), _frees(), events=_events(N, {1: Event.COMPACTION}))
     assert early.pick is None  # the first two stops are never picked
+
+
+def test_rises_are_largest_at_a_peak_the_curve_climbs_into() -> None:
+    curve = _curve(_peak(_falling(3), 30))
+    rise = rises(curve, _frees())
+    assert int(np.argmax(rise)) == 30
+    assert rise[30] >= DEFAULT_TUNING.clear_rise
+    assert not rises(_curve([0.5, 0.4]), _frees(2)).any()  # too short to have a wiggle
