@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from keepd.core.analysis import Analysis, Stop
 from keepd.core.events import Event
+from keepd.core.steps import ROW_CHARS, instruction
 from keepd.report.chart import LABEL, chart_lines, columns
 
 MAX_ROWS = 8
@@ -38,7 +39,8 @@ def render(analysis: Analysis, style: Style, *, example: bool = False) -> str:
     lines += ["", _section(analysis, style)]
     lines += _curve(analysis, style)
     lines += ["", *_rows(analysis, style)]
-    lines += ["", *wrap(keystrokes(analysis).split(" → "), " → ", style.width, "  ")]
+    keys = keystrokes(analysis, max(style.width - 20, 12)).split(" → ")
+    lines += ["", *wrap(keys, " → ", style.width, "  ")]
     return "\n".join(lines) + "\n"
 
 
@@ -167,12 +169,6 @@ def _quote(text: str, room: int) -> str:
     return '"' + text[: max(room - 3, 1)] + '…"'
 
 
-def keystrokes(analysis: Analysis) -> str:
+def keystrokes(analysis: Analysis, room: int = ROW_CHARS) -> str:
     """The exact picker keys for the pick (or the middle of the trade)."""
-    target = analysis.target_stop()
-    if target is None:
-        return "Nothing to summarize yet."
-    if not target.in_picker:
-        return "That stop is before the last compaction: the picker cannot reach it."
-    where = "the newest message" if target.below == 0 else f'"↓ {target.below} more below"'
-    return f'Esc Esc → scroll to {where} → "Summarize up to here"'
+    return instruction(analysis.target_stop(), room)
