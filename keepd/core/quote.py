@@ -28,6 +28,8 @@ def shown(texts: list[str]) -> str:
     >>> shown(["<command-message>review</command-message>\\n<command-name>/review</command-name>"
     ...        "\\n<command-args>14\\nmore</command-args>"])
     '/review 14'
+    >>> shown(["<command-name>clear</command-name><command-args></command-args>"])
+    '/clear'
     >>> shown(["<bash-input>git pull</bash-input>"]), shown(["fix it\\nplease"])
     ('! git pull', 'fix it…')
     >>> shown(["<ide_opened_file>The user opened the file /a/b.md in the IDE.</ide_opened_file>",
@@ -42,7 +44,9 @@ def shown(texts: list[str]) -> str:
     if command:
         args = _ARGS.search(joined)
         first = _first_line(args.group(1)) if args else ""
-        return _capped(f"{command.group(1)} {first}".strip())
+        name = command.group(1)
+        slash = "" if name.startswith("/") else "/"  # some files write `clear`; the row: /clear
+        return _capped(f"{slash}{name} {first}".strip())
     bash = _BASH.search(joined)
     if bash:
         return _capped("! " + _first_line(bash.group(1), strip=False))

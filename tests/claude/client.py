@@ -15,6 +15,7 @@ import pwd
 import re
 import shutil
 import subprocess
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -155,8 +156,10 @@ class World:
         (self.config / "settings.json").write_text(json.dumps(self.settings, indent=2))
 
     def env(self) -> dict[str, str]:
-        keep = {k: v for k, v in os.environ.items() if k in ("PATH", "LANG", "LC_ALL", "TZ")}
+        keep = {k: v for k, v in os.environ.items() if k in ("LANG", "LC_ALL", "TZ")}
+        path = f"{self.claude.binary.parent}:{os.environ.get('PATH', '/usr/bin:/bin')}"
         return keep | {
+            "PATH": path,  # `claude` as keepd's --summarize finds it
             "HOME": str(self.home),
             "CLAUDE_CONFIG_DIR": str(self.config),
             "XDG_CONFIG_HOME": str(self.home / ".config"),
@@ -199,6 +202,23 @@ class World:
             )
         result: dict[str, Any] = json.loads(done.stdout)
         return result
+
+    def keepd(self, *args: str, check: bool = True,
+              timeout: float = TURN_TIMEOUT) -> subprocess.CompletedProcess[str]:
+        """Runs `keepd ARGS` (this checkout's) in the world, as a person would."""
+        done = subprocess.run(
+            [sys.executable, "-m", "keepd", *args], cwd=self.cwd, env=self.env(),
+            capture_output=True, text=True, timeout=timeout, check=False,
+            stdin=subprocess.DEVNULL,
+        )
+        if check and done.returncode != 0:
+            raise AssertionError(f"keepd {args!r} exited {done.returncode}: {done.stderr[-800:]}")
+        return done
+
+    def report(self, session: str) -> dict[str, Any]:
+        """`keepd report SESSION --json`."""
+        data: dict[str, Any] = json.loads(self.keepd("report", session, "--json").stdout)
+        return data
 
     def sessions(self) -> list[Path]:
         return sorted(self.project.glob("*.jsonl"), key=lambda p: p.stat().st_mtime)

@@ -86,9 +86,12 @@ def selected_text(window: Window) -> str:
 
 
 def all_entries(ui: Tmux) -> list[str]:
-    """Every entry of the open picker, oldest first, "(current)" last: scrolls up a window at
-    a time and places each window by its "↑ N more" count. Leaves the selection at the top."""
+    """Every entry of the open picker, oldest first, "(current)" last: goes to the last row,
+    then scrolls up a window at a time and places each window by its "↑ N more" count.
+    Leaves the selection at the top."""
     window = parse(ui.wait_stable(quiet=0.4))
+    if window.selected is not None and (window.below or window.selected < len(window.rows) - 1):
+        window = move(ui, "Down", window.below + len(window.rows) - 1 - window.selected)
     total = window.total
     entries: list[str | None] = [None] * total
     while True:
@@ -96,8 +99,8 @@ def all_entries(ui: Tmux) -> list[str]:
             entries[window.above + offset] = row
         if window.above == 0:
             break
-        at = window.selected or 0
-        window = move(ui, "Up", min(len(window.rows) - 1 + at, window.above + at))
+        # To the row just above the window: whatever the picker's scrolling, it comes into view.
+        window = move(ui, "Up", (window.selected or 0) + 1)
     missing = [i for i, row in enumerate(entries) if row is None]
     if missing:
         raise AssertionError(f"picker rows {missing} never came into view")

@@ -89,7 +89,7 @@ def made(prompts: int, *, tokens_per_turn: int = 2_400) -> Chain:
         topic = TOPICS[number * len(TOPICS) // max(prompts, 1)]
         chain.turn(
             f"Prompt {number + 1}: about {topic}, part {number + 1}",
-            f"Answer {number + 1}: {topic} {topic}",
+            f"Answer {number + 1}: " + " ".join([topic] * 8),
             context=20_000 + tokens_per_turn * (number + 1),
         )
     return chain
