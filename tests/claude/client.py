@@ -103,6 +103,7 @@ class World:
     api_url: str
     claude: Installed
     settings: dict[str, Any] = field(default_factory=dict)
+    extra_env: dict[str, str] = field(default_factory=dict)  # e.g. a short XDG_RUNTIME_DIR
 
     def __post_init__(self) -> None:
         self.home.mkdir(parents=True, exist_ok=True)
@@ -177,7 +178,7 @@ class World:
             "IS_SANDBOX": "1",
             "TERM": "xterm-256color",
             "LANG": os.environ.get("LANG", "C.UTF-8"),
-        }
+        } | self.extra_env
 
     def run(self, *args: str, timeout: float = TURN_TIMEOUT) -> subprocess.CompletedProcess[str]:
         """Runs `claude ARGS` in the project folder and waits for it."""
