@@ -157,7 +157,7 @@ class World:
         (self.config / "settings.json").write_text(json.dumps(self.settings, indent=2))
 
     def env(self) -> dict[str, str]:
-        keep = {k: v for k, v in os.environ.items() if k in ("LANG", "LC_ALL", "TZ")}
+        keep = {k: v for k, v in os.environ.items() if k in ("LANG", "LC_ALL", "TZ", "PYTHONPATH")}
         path = f"{self.claude.binary.parent}:{os.environ.get('PATH', '/usr/bin:/bin')}"
         return keep | {
             "PATH": path,  # `claude` as keepd's --summarize finds it

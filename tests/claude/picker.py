@@ -8,7 +8,9 @@ selection. An entry is a block: its prompt line, then detail lines ("⚠ No code
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from tests.claude.tmux import Tmux
 
@@ -105,3 +107,30 @@ def all_entries(ui: Tmux) -> list[str]:
     if missing:
         raise AssertionError(f"picker rows {missing} never came into view")
     return [row for row in entries if row is not None]
+
+
+def resume(tmux_ui: Callable[..., Tmux], session_id: str) -> Tmux:
+    """`claude --resume ID` in a pane, once its prompt is up and the screen has settled."""
+    ui = tmux_ui("--resume", session_id)
+    ui.wait_for("❯", timeout=60)
+    ui.wait_stable(quiet=0.8, timeout=60)
+    return ui
+
+
+def same_row(shown: str, quote: str) -> bool:
+    """Whether the picker's row is keepd's quote: the same text up to where either is cut
+    ("…"), spacing aside (the terminal turns tabs into spaces)."""
+    row, ours = " ".join(shown.split()).rstrip("…"), " ".join(quote.split()).rstrip("…")
+    if not row or not ours:
+        return row == ours
+    return row.startswith(ours) or ours.startswith(row)
+
+
+def assert_rows_are_stops(entries: list[str], stops: list[dict[str, Any]]) -> None:
+    """The picker's rows, "(current)" aside, are keepd's stops in order."""
+    assert entries[-1] == CURRENT
+    listed = [stop for stop in stops if stop["in_picker"]]
+    quotes = [stop["quote"] for stop in listed]
+    assert len(entries) - 1 == len(listed), (entries, quotes)
+    wrong = [(row, q) for row, q in zip(entries, quotes, strict=False) if not same_row(row, q)]
+    assert not wrong, (entries, quotes)

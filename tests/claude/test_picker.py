@@ -11,12 +11,12 @@ import pytest
 
 from tests.claude import picker
 from tests.claude.client import World
+from tests.claude.picker import CURRENT, resume, same_row
 from tests.claude.sessions import made, place_chain, place_file
 from tests.claude.tmux import Tmux
 from tests.conftest import SHARED
 
 CORPUS = SHARED / "corpus" / "sessions"
-CURRENT = "(current)"
 
 
 # Sessions with prompts queued while Claude worked (`attachment` lines of type
@@ -38,22 +38,6 @@ def _corpus() -> list[Any]:
     return [pytest.param(name, marks=[queued] if name in QUEUED else []) for name in names]
 
 
-def same_row(shown: str, quote: str) -> bool:
-    """Whether the picker's row is keepd's quote: the same text up to where either is cut
-    ("…"), spacing aside (the terminal turns tabs into spaces)."""
-    row, ours = " ".join(shown.split()).rstrip("…"), " ".join(quote.split()).rstrip("…")
-    if not row or not ours:
-        return row == ours
-    return row.startswith(ours) or ours.startswith(row)
-
-
-def resume(tmux_ui: Callable[..., Tmux], session_id: str) -> Tmux:
-    ui = tmux_ui("--resume", session_id)
-    ui.wait_for("❯", timeout=60)
-    ui.wait_stable(quiet=0.8, timeout=60)
-    return ui
-
-
 def follow(ui: Tmux, steps: dict[str, Any]) -> picker.Window:
     """Does what keepd's instruction says: Esc Esc, then ↑ the number of times it names."""
     opened = picker.open_picker(ui)
@@ -70,12 +54,7 @@ def check_instruction_and_entries(ui: Tmux, report: dict[str, Any]) -> None:
     assert same_row(picker.selected_text(reached), target["quote"]), (
         f"{steps['text']!r} selected {picker.selected_text(reached)!r}"
     )
-    entries = picker.all_entries(ui)
-    assert entries[-1] == CURRENT
-    assert len(entries) - 1 == len(stops), (entries, [s["quote"] for s in stops])
-    wrong = [(row, stop["quote"]) for row, stop in zip(entries, stops, strict=False)
-             if not same_row(row, stop["quote"])]
-    assert not wrong
+    picker.assert_rows_are_stops(picker.all_entries(ui), stops)
 
 
 @pytest.mark.parametrize("name", _corpus())
