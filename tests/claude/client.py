@@ -21,7 +21,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-DEFAULT_VERSION = "2.1.332"
+from keepd.install.checks import TESTED_VERSIONS
+
+DEFAULT_VERSION = TESTED_VERSIONS[-1]  # what `keepd doctor` calls tested is what CI runs
 PACKAGE = "@anthropic-ai/claude-code"
 INSTALL_TIMEOUT = 900.0
 TURN_TIMEOUT = 90.0
