@@ -17,7 +17,7 @@ from tests.claude.tmux import Tmux
 HEADER = "Restore the code and/or conversation to the point before"
 FOOTER = "Enter to continue"
 CURRENT = "(current)"
-_ARROW = re.compile(r"^\s*([↑↓]) (\d+) more\s*$")
+_ARROW = re.compile(r"^\s*([↑↓]) (\d+) more(?: above| below)?\s*$")
 
 
 @dataclass(frozen=True)
@@ -71,14 +71,14 @@ def open_picker(ui: Tmux, timeout: float = 20.0) -> Window:
     """Presses Esc Esc at the prompt and returns the window the picker opens with."""
     ui.keys("Escape", "Escape")
     ui.wait_for(FOOTER, timeout=timeout)
-    return parse(ui.wait_stable(quiet=0.4))
+    return parse(ui.wait_stable(quiet=0.3))
 
 
 def move(ui: Tmux, key: str, times: int) -> Window:
     """Presses `key` (Up or Down) `times` times and returns the window then."""
     for _ in range(times):
         ui.keys(key, pause=0.03)
-    return parse(ui.wait_stable(quiet=0.4))
+    return parse(ui.wait_stable(quiet=0.3))
 
 
 def selected_text(window: Window) -> str:
@@ -91,7 +91,7 @@ def all_entries(ui: Tmux) -> list[str]:
     """Every entry of the open picker, oldest first, "(current)" last: goes to the last row,
     then scrolls up a window at a time and places each window by its "↑ N more" count.
     Leaves the selection at the top."""
-    window = parse(ui.wait_stable(quiet=0.4))
+    window = parse(ui.wait_stable(quiet=0.3))
     if window.selected is not None and (window.below or window.selected < len(window.rows) - 1):
         window = move(ui, "Down", window.below + len(window.rows) - 1 - window.selected)
     total = window.total
