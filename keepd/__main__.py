@@ -2,6 +2,6 @@
 
 from __future__ import annotations
 
-from keepd.cli import main
+from keepd.launch import main
 
 raise SystemExit(main())

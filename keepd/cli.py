@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from keepd._version import __version__
+from keepd.cli_options import CommandParser, window_option
 from keepd.errors import KeepdError
 
 if TYPE_CHECKING:
@@ -21,6 +22,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 INTERNAL_ERROR = 70
 CANNOT_WRITE = 73
+MIN_WIDTH = 40
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -29,9 +31,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING)
     handler = getattr(args, "handler", None)
-    if handler is None:
-        parser.print_help()
-        return 0
+    if handler is None:  # `keepd` alone, or `keepd service`: a usage error, as git and pip do
+        parser.print_help(sys.stderr)
+        return 2
     try:
         code: int = handler(args)
     except KeepdError as error:
@@ -55,7 +57,9 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"keepd {__version__}")
     parser.add_argument("-v", "--verbose", action="store_true", help="tracebacks and debug logs")
-    commands = parser.add_subparsers(title="commands", metavar="COMMAND")
+    commands = parser.add_subparsers(
+        title="commands", metavar="COMMAND", parser_class=CommandParser
+    )
     report = commands.add_parser("report", help="print where to stop in one or more sessions")
     _session_arguments(report, "sessions", "*")
     report.add_argument("--json", action="store_true", help="machine-readable output")
@@ -93,7 +97,7 @@ def _session_arguments(command: argparse.ArgumentParser, dest: str, nargs: str) 
     )
     command.add_argument("--whole", action="store_true", help="the full history, uncompacted")
     command.add_argument("--example", action="store_true", help="the bundled example session")
-    command.add_argument("--window", type=int, help="context window in tokens (default: 200k)")
+    window_option(command)
 
 
 def _report(args: argparse.Namespace) -> int:
@@ -112,7 +116,8 @@ def _report(args: argparse.Namespace) -> int:
         return 0
     from keepd.report.terminal import Style, render
 
-    style = Style(width=args.width or _width(), color=_color())
+    width = max(args.width or _width(), MIN_WIDTH)  # --width 3 or -5 still gives a readable report
+    style = Style(width=width, color=_color(), legend=sys.stdout.isatty())
     for result in results:
         if result.example and not args.example:
             print("keepd: no Claude Code sessions found; showing the example", file=sys.stderr)
@@ -152,7 +157,7 @@ def _note(args: argparse.Namespace) -> int:
 
 
 def _width() -> int:
-    return max(shutil.get_terminal_size((80, 24)).columns, 40)
+    return max(shutil.get_terminal_size((80, 24)).columns, MIN_WIDTH)
 
 
 def _color() -> bool:

@@ -8,6 +8,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from keepd.cli_options import window_option
+
 if TYPE_CHECKING:
     from keepd.cut.model import CutOutcome, Plan, Turn
     from keepd.cut.summary import SummaryRequest
@@ -20,8 +22,9 @@ def add_commands(commands: Any) -> None:
     _cut_parser(commands)
     prune = commands.add_parser("prune", help="keep the recent turns and the ones leaned on")
     _session(prune)
-    prune.add_argument("--keep-last", type=int, default=3, metavar="K", help="recent turns kept")
-    prune.add_argument("--working", type=int, default=6, metavar="W", help="older turns kept")
+    shown = " (default: %(default)s)"
+    prune.add_argument("--keep-last", type=int, default=3, metavar="K", help="recent turns" + shown)
+    prune.add_argument("--working", type=int, default=6, metavar="W", help="older turns" + shown)
     prune.add_argument("--notes", action="store_true", help="a short notes message for the rest")
     _writing(prune)
     prune.set_defaults(handler=_prune)
@@ -58,9 +61,7 @@ def _session(parser: argparse.ArgumentParser) -> None:
 def _writing(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--force", action="store_true", help="even if the session seems in use")
     parser.add_argument("--dry-run", action="store_true", help="show the change, write nothing")
-    parser.add_argument(
-        "--window", type=int, metavar="TOKENS", help="context window in tokens (default: 200k)"
-    )
+    window_option(parser)
 
 
 def _cut(args: argparse.Namespace) -> int:
@@ -120,8 +121,13 @@ def _summary_request(args: argparse.Namespace) -> SummaryRequest:
         return SummaryRequest()
     if args.summarize:
         return SummaryRequest(summarize=True, run=not args.dry_run)
-    if args.summary_file == "-" or (args.summary_file is None and _piped()):
+    if args.summary_file == "-":
         return SummaryRequest(text=_stdin(), origin="stdin")
+    if args.summary_file is None and _piped():
+        text = _stdin()
+        if text.strip():
+            return SummaryRequest(text=text, origin="stdin")
+        # An empty stdin (cron, scripts, IDE tasks, </dev/null) asked for nothing: keepd's gist.
     if args.summary_file is not None:
         path = Path(args.summary_file).expanduser()
         return SummaryRequest(text=read_summary_file(path), origin=f"file {path.name}")
@@ -152,7 +158,7 @@ def _finish(service: Any, plan: Plan, args: argparse.Namespace) -> int:
         return 0
     if args.dry_run:
         _preview(plan)
-        print("  dry run: nothing written")
+        print(f"  dry run: nothing written (the cut would be cut {plan.cut_id})")
         return 0
     outcome: CutOutcome = service.write_cut(plan, force=args.force)
     _written(outcome)

@@ -38,11 +38,15 @@ def add_commands(commands: Any) -> None:
     show.add_argument("--width", type=int, help="terminal width (default: detected)")
     mute = _simple(commands, "mute", "no notices for a session", _mute)
     mute.add_argument("session", metavar="SESSION", help="a path, a session id or a prefix")
-    mute.add_argument("--for", dest="minutes", type=float, metavar="MINUTES", help="default: ever")
+    mute.add_argument(
+        "--for", dest="minutes", type=float, metavar="MINUTES", help="default: until unmuted"
+    )
     unmute = _simple(commands, "unmute", "notices for a session again", _unmute)
     unmute.add_argument("session", metavar="SESSION", help="a path, a session id or a prefix")
     pause = _simple(commands, "pause", "no notices at all", _pause)
-    pause.add_argument("--for", dest="minutes", type=float, metavar="MINUTES", help="default: ever")
+    pause.add_argument(
+        "--for", dest="minutes", type=float, metavar="MINUTES", help="default: until resumed"
+    )
     _simple(commands, "resume", "notices again after a pause", _resume)
     _simple(commands, "rescan", "look at every session file again", _rescan)
 
@@ -155,7 +159,8 @@ def _show(args: argparse.Namespace) -> int:
 
     width = args.width or max(shutil.get_terminal_size((80, 24)).columns, 40)
     color = sys.stdout.isatty() and "NO_COLOR" not in os.environ
-    sys.stdout.write(render(analysis_from_dict(data), Style(width=width, color=color)))
+    style = Style(width=width, color=color, legend=sys.stdout.isatty())
+    sys.stdout.write(render(analysis_from_dict(data), style))
     return 0
 
 

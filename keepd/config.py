@@ -158,7 +158,7 @@ def _type_name(kind: type[Any]) -> str:
 
 
 def documented_keys() -> list[tuple[str, Any, str]]:
-    """Every key as (`section.key`, default, meaning), for the README and its test."""
+    """Every key as (`section.key`, default, meaning), for docs/configuration.md and its test."""
     out = []
     for name, kind in SECTIONS.items():
         for item in fields(kind):

@@ -72,7 +72,7 @@ def resolve(name: str | None, *, cwd: Path | None = None, example: bool = False)
         path = Path(name).expanduser()
         if not path.exists():
             raise SessionNotFoundError(f"{name}: no such file")
-        return Resolved(path)
+        return Resolved(newest_in_folder(path) if path.is_dir() else path)
     sessions = session_files()
     if name is not None:
         return Resolved(_by_id(name, sessions).path)
@@ -81,6 +81,17 @@ def resolve(name: str | None, *, cwd: Path | None = None, example: bool = False)
     here = str(cwd or Path.cwd())
     mine = [item for item in sessions if slug_matches(item.project, here)]
     return Resolved((mine or sessions)[0].path)
+
+
+def newest_in_folder(folder: Path) -> Path:
+    """The newest session file of a folder (a project's folder under `projects/`)."""
+    sessions = sorted(_sessions_in(folder), key=lambda item: item.mtime, reverse=True)
+    if not sessions:
+        raise SessionNotFoundError(
+            f"{folder} is a folder with no session files (*.jsonl) in it: "
+            "name a session file, or a project's folder under projects/"
+        )
+    return sessions[0].path
 
 
 def _by_id(name: str, sessions: list[SessionFile]) -> SessionFile:

@@ -20,12 +20,25 @@ log = logging.getLogger(__name__)
 STDIN_SECONDS = 5.0
 MAX_INSTRUCTIONS = 12_000
 EVENT = "PreCompact"
+HELP = """usage: keepd hook precompact [--manual] [-v]
+
+Claude Code's PreCompact hook: reads the hook's JSON on stdin and prints what the compaction's
+summary should keep (the words the kept part leans on and the side trips to drop). Always exits
+0, so the compaction goes on without keepd's guidance when anything is wrong.
+
+options:
+  --manual       also before a manual /compact (default: automatic compactions only)
+  -v, --verbose  tracebacks and debug logs on stderr
+"""
 
 
 def precompact(argv: Sequence[str], *, verbose: bool = False) -> int:
     """Prints the guidance for the session on stdin (`--manual`: also before a manual
     compaction); always returns 0."""
     args = list(argv)
+    if "-h" in args or "--help" in args:
+        sys.stdout.write(HELP)
+        return 0
     verbose = verbose or "-v" in args or "--verbose" in args
     _setup_logging(verbose)
     unknown = [arg for arg in args if arg not in ("--manual", "-v", "--verbose")]

@@ -12,12 +12,17 @@ from __future__ import annotations
 import sys
 
 STATUSLINE_OPTIONS = frozenset({"--plain", "--color"})
+HELP_OPTIONS = frozenset({"-h", "--help"})
 
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the console script; returns the exit code."""
     args = list(sys.argv[1:] if argv is None else argv)
-    if args[:1] == ["statusline"] and set(args[1:]) <= STATUSLINE_OPTIONS:
+    if args[:1] == ["statusline"] and not HELP_OPTIONS & set(args[1:]):
+        # The status line exits 0 whatever it is given: Claude Code shows an error otherwise.
+        unknown = [arg for arg in args[1:] if arg not in STATUSLINE_OPTIONS]
+        if unknown:
+            sys.stderr.write(f"keepd statusline: ignoring {' '.join(unknown)}\n")
         from keepd.statusline import run
 
         return run(color=statusline_color(args[1:]))

@@ -21,7 +21,10 @@ tar -tzf "$sdist" >"$out/sdist.txt"
 grep -q "keepd-$version/keepd/install/units/keepd.service" "$out/sdist.txt"
 "$python" -m zipfile -l "$wheel" >"$out/wheel.txt"
 grep -q "keepd/install/units/org.keepd.daemon.plist" "$out/wheel.txt"
+grep -q "keepd/data/icons/keepd-128.png" "$out/wheel.txt"
+grep -q "keepd/data/icons/keepd.svg" "$out/wheel.txt"
 echo "built $wheel and $sdist"
+"$python" packaging/release_check.py --dist "$out/dist" --tag "v$version"
 
 # A fresh venv outside /tmp (the service's PrivateTmp hides /tmp), as pipx or uv would make.
 python3 -m venv "$out/venv"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import uuid as uuidlib
 from collections.abc import Sequence
 from datetime import UTC, datetime
@@ -25,6 +26,22 @@ def now() -> str:
 
 def new_uuid() -> str:
     return str(uuidlib.uuid4())
+
+
+def cut_uuid(file_sha256: str, *choices: str) -> str:
+    """The boundary's uuid for a cut of this exact file with these choices, so a dry run names
+    the cut id the real cut will have. The file's hash changes with every write, so no two
+    cuts in one file share it; an undone cut made again gets its old id back.
+
+    >>> file = "ab" * 32
+    >>> a = cut_uuid(file, "cut", "first", "u1")
+    >>> a == cut_uuid(file, "cut", "first", "u1"), a == cut_uuid(file, "cut", "none", "u1")
+    (True, False)
+    >>> uuidlib.UUID(a).version
+    4
+    """
+    digest = hashlib.sha256("\0".join((file_sha256, *choices)).encode()).digest()
+    return str(uuidlib.UUID(bytes=digest[:16], version=4))
 
 
 def envelope(entry: dict[str, Any], session_id: str) -> dict[str, Any]:

@@ -6,7 +6,7 @@ import re
 from collections.abc import Sequence
 
 from keepd.core.analysis import Analysis, Stop
-from keepd.cut.boundary import compose, new_uuid
+from keepd.cut.boundary import compose, cut_uuid
 from keepd.cut.load import Loaded
 from keepd.cut.model import Placement, Plan, Turn
 from keepd.cut.summary import SummaryRequest, message_text, recall_cut, summary_body
@@ -65,7 +65,8 @@ def plan_cut(
     if end == 0:
         raise UsageError("nothing comes before that stop; the cut would free nothing")
     check_kept(loaded, kept, allow_open_calls=force)
-    summary, source, boundary = None, "", new_uuid()
+    choices = ("cut", placement.value, stop.uuid if stop else "")
+    summary, source, boundary = None, "", cut_uuid(loaded.snapshot.sha256, *choices)
     if placement.has_summary:
         body, source = summary_body(loaded, end, request)
         summary = message_text(body, placement, cut=recall_cut(boundary))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from keepd.cut.boundary import new_uuid
+from keepd.cut.boundary import cut_uuid
 from keepd.cut.gist import notes as notes_text
 from keepd.cut.load import Loaded
 from keepd.cut.model import Placement, Plan, Turn
@@ -66,7 +66,9 @@ def plan_prune(
     kept = [uuid for turn in turns if turn.keep for uuid in uuids[turn.first : turn.last + 1]]
     dropped = [i for turn in turns if not turn.keep for i in range(turn.first, turn.last + 1)]
     check_kept(loaded, kept, allow_open_calls=force)
-    summary, source, placement, boundary = None, "", Placement.NONE, new_uuid()
+    choices = ("prune", str(keep_last), str(working), str(half_life), str(notes))
+    boundary = cut_uuid(loaded.snapshot.sha256, *choices)
+    summary, source, placement = None, "", Placement.NONE
     if notes and dropped:
         body = notes_text(loaded, dropped)
         summary = message_text(body, Placement.FIRST, notes=True, cut=recall_cut(boundary))

@@ -90,11 +90,14 @@ class DesktopSender:
         return f"desktop-notifier: {self._state}"
 
     async def send(self, notice: Notice) -> bool:
-        from desktop_notifier import Button, DesktopNotifier, Urgency
+        from desktop_notifier import Button, DesktopNotifier, Icon, Urgency
+
+        from keepd.icons import png_icon
 
         if self._notifier is None:
             logging.getLogger("desktop_notifier.backends.base").addFilter(self._reason)
-            self._notifier = DesktopNotifier(app_name="keepd")
+            # keepd's own icon: desktop-notifier's default is Python's logo.
+            self._notifier = DesktopNotifier(app_name="keepd", app_icon=Icon(path=png_icon()))
         dispatched = asyncio.Event()
         buttons = [
             Button("Open note", on_pressed=lambda: self.on_open(notice), identifier=OPEN_NOTE),

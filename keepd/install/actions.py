@@ -52,6 +52,7 @@ class Write:
 
     path: Path
     content: bytes
+    binary: bool = False  # a dry run names it and its size instead of printing it
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,7 +100,9 @@ class Executor:
                 self._do(action)
 
     def _print(self, action: Action) -> None:
-        if isinstance(action, Write):
+        if isinstance(action, Write) and action.binary:
+            self.out.write(f"would write {action.path} ({len(action.content):,} bytes)\n")
+        elif isinstance(action, Write):
             self.out.write(f"would write {action.path}:\n")
             for line in action.content.decode("utf-8", "replace").splitlines():
                 self.out.write(f"    {line}\n")

@@ -8,7 +8,8 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from keepd.errors import KeepdError, ServiceError
-from keepd.install.actions import Action, Executor, MakeDir, Remove, Runner
+from keepd.icons import theme_files
+from keepd.install.actions import Action, Executor, MakeDir, Remove, Runner, Write
 from keepd.install.command import Command, command_problem
 from keepd.install.render import Extras
 from keepd.install.state import Manager
@@ -73,12 +74,30 @@ def install(
     if not dry:
         _refuse_a_stray_daemon(manager)
     actions: list[Action] = [MakeDir(path) for path in own_dirs(manager.name)]
+    actions += icon_actions(manager.name)
     actions += manager.install_actions(command, extras, socket=socket)
     Executor(manager.runner, out, dry_run=dry).execute(actions)
     if dry:
         out.write("dry run: nothing was written or run\n")
         return 0
     return _report_ready(manager, out)
+
+
+def icon_actions(manager: str) -> list[Action]:
+    """keepd's icon in the user's hicolor theme, where Linux desktops look for `keepd`."""
+    if manager != "systemd":
+        return []
+    return [
+        Write(target, source.read_bytes(), binary=True)
+        for source, target in theme_files(data_dir().parent)
+    ]
+
+
+def installed_icons(manager: str) -> list[Path]:
+    """The icon files an install left in the user's theme."""
+    if manager != "systemd":
+        return []
+    return [target for _, target in theme_files(data_dir().parent) if target.is_file()]
 
 
 def _refuse_a_stray_daemon(manager: Manager) -> None:
@@ -136,6 +155,7 @@ def uninstall(manager: Manager, out: TextIO, *, dry: bool) -> int:
     executor = Executor(manager.runner, out, dry_run=dry)
     executor.execute(actions)
     executor.execute(_runtime_leftovers(dry))
+    executor.execute([Remove(path) for path in installed_icons(manager.name)])
     executor.execute(_empty_dirs(manager.name))
     if dry:
         out.write("dry run: nothing was removed or run\n")

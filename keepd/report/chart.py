@@ -14,6 +14,9 @@ from collections.abc import Sequence
 
 _EIGHTHS = " ▁▂▃▄▅▆▇█"
 LABEL = 7  # "0.66 ┤"
+# The least span the vertical scale shows: a flat curve (0.224-0.227) stays flat instead of
+# being zoomed until its noise looks like a cliff, and a single stop gets labels within 0..1.
+MIN_SPAN = 0.1
 
 
 def columns(count: int, width: int) -> list[int]:
@@ -22,6 +25,23 @@ def columns(count: int, width: int) -> list[int]:
     if count <= room:
         return list(range(count))
     return [round(i * (count - 1) / (room - 1)) for i in range(room)]
+
+
+def widened(top: float, bottom: float) -> tuple[float, float]:
+    """The scale's top and bottom, at least `MIN_SPAN` apart, kept within 0..1 when the values are.
+
+    >>> widened(0.227, 0.224), widened(0.4, 0.4), widened(1.0, 0.98), widened(0.9, 0.2)
+    ((0.2755, 0.1755), (0.45, 0.35), (1.0, 0.9), (0.9, 0.2))
+    """
+    if top - bottom >= MIN_SPAN:
+        return top, bottom
+    middle = (top + bottom) / 2
+    low, high = middle - MIN_SPAN / 2, middle + MIN_SPAN / 2
+    if bottom >= 0.0 and low < 0.0:
+        low, high = 0.0, MIN_SPAN
+    if top <= 1.0 and high > 1.0:
+        low, high = 1.0 - MIN_SPAN, 1.0
+    return round(high, 6), round(low, 6)
 
 
 def chart_lines(
@@ -40,8 +60,8 @@ def chart_lines(
     finite = [v for v in (scale if scale is not None else shown) if math.isfinite(v)]
     if not finite:
         return []
-    top, bottom = max(finite), min(finite)
-    span = (top - bottom) or 1.0
+    top, bottom = widened(max(finite), min(finite))
+    span = top - bottom
     shown = [min(max(v, bottom), top) if math.isfinite(v) else v for v in shown]
     rows = [[" "] * len(shown) for _ in range(height)]
     for col, value in enumerate(shown):

@@ -1,4 +1,4 @@
-"""The `--json` form: one analysis as an object, several as an array (schema in README)."""
+"""The `--json` form: one analysis as an object, several as an array (schema in docs/json.md)."""
 
 from __future__ import annotations
 

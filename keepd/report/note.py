@@ -10,7 +10,10 @@ from keepd._version import __version__
 from keepd.atomic import replace_file
 from keepd.core.analysis import Analysis, BlockInfo, Stop
 from keepd.core.events import Event
+from keepd.core.grade import FALLING_MARK
+from keepd.icons import favicon_uri
 from keepd.report.instructions import block_start, short, summary_instructions
+from keepd.report.legend import EVENT_WORDS, FALLING_WORDS, GRADE_WORDS, plain_words
 from keepd.report.note_assets import SCRIPT, STYLE, content_security_policy
 from keepd.report.svg import bar_svg, curve_svg, esc, frame_of, shape_text
 from keepd.report.terminal import keystrokes
@@ -38,6 +41,7 @@ def render_note(analysis: Analysis) -> str:
         '<meta name="color-scheme" content="light dark">\n'
         '<meta name="referrer" content="no-referrer">\n'
         f"<title>{esc(_title(analysis))}</title>\n"
+        f'<link rel="icon" type="image/svg+xml" href="{favicon_uri()}">\n'
         f"<style>{STYLE}</style>\n</head>\n<body>\n<main>\n"
         + "\n".join(section for section in sections if section)
         + f"\n</main>\n<script>{SCRIPT}</script>\n</body>\n</html>\n"
@@ -70,6 +74,7 @@ def _header(analysis: Analysis) -> str:
         f'<p class="meta">project <b class="quote">{esc(analysis.project or "?")}</b></p>\n'
         f'<p class="meta">{"".join(f"<span>{fact}</span>" for fact in facts if fact)}</p>\n'
         + "".join(f'<p class="muted">{esc(note)}</p>\n' for note in notes)
+        + f'<p class="key">{esc(plain_words())}</p>\n'
         + "</header>"
     )
 
@@ -97,11 +102,11 @@ def _verdict(analysis: Analysis) -> str:
         )
         if items:
             body += (
-                f"\n<p>No zone reaches ●●, so here is the trade, light to deep:</p><ul>{items}</ul>"
+                f"\n<p>No zone reaches ●●, so here is {_trade_words(analysis)}:</p><ul>{items}</ul>"
             )
     elif items:
         body = (
-            "<p><b>No clear break</b>: no zone reaches ●●. The trade, light to deep:</p>\n"
+            f"<p><b>No clear break</b>: no zone reaches ●●. Here is {_trade_words(analysis)}:</p>\n"
             f"<ul>{items}</ul>"
         )
     else:
@@ -111,24 +116,24 @@ def _verdict(analysis: Analysis) -> str:
     return f'<section class="{kind}">\n{body}\n{keys}\n</section>'
 
 
-EVENT_WORDS = {
-    "branch": "the prompt is on another git branch",
-    "compaction": "right after a compaction",
-    "pause": "a pause of ten minutes or more before the prompt",
-}
-
-
 def _zone_words(stop: Stop) -> str:
     if not stop.grade:
         return ""
-    kinds = {"●●●": "a clear change of work", "●●": "a sub-topic", "●": "barely above the noise"}
-    shape = " (the curve holds, then falls away)" if stop.shape == "▔▔▁" else ""
+    kinds = dict(GRADE_WORDS)
+    shape = f" ({FALLING_WORDS})" if stop.shape == FALLING_MARK else ""
     if stop.event and stop.shape == Event(stop.event).mark:  # the event made this zone
         kinds["●●"] = "no zone in the words, but the session's own break"
         shape = f" ({EVENT_WORDS.get(stop.event, stop.event)})"
     multiple = f", {stop.multiple:g}× the wiggle" if stop.multiple else ""
     glyph = f'<span class="glyph">{esc(shape_text(stop.grade, stop.shape))}</span>'
     return f"Zone {glyph}: {esc(kinds.get(stop.grade, ''))}{shape}{multiple}."
+
+
+def _trade_words(analysis: Analysis) -> str:
+    count = len(analysis.trade)
+    if count > 1:
+        return f"the trade, {count} stops light to deep"
+    return "the one stop that keeps enough"
 
 
 def _trade(analysis: Analysis) -> list[tuple[str, str]]:
@@ -182,7 +187,7 @@ def _table(analysis: Analysis) -> str:
     if not analysis.stops:
         return ""
     head = (
-        '<tr><th class="num" data-sort>scroll to</th><th class="num" data-sort>frees</th>'
+        '<tr><th class="num" data-sort>stop</th><th class="num" data-sort>frees</th>'
         '<th class="num" data-sort>SC</th><th data-sort>shape</th>'
         '<th class="num" data-sort>× wiggle</th><th data-sort>the message there</th></tr>'
     )
@@ -272,11 +277,19 @@ def _footer(analysis: Analysis) -> str:
 
 
 def note_name(analysis: Analysis) -> str:
-    """The note's file name: the session id when it is a safe file name, else a hash of it."""
+    """The note's file name: the session id when it is a safe file name, else a hash of it.
+
+    Only the session's own file (`<session id>.jsonl`) gets the plain name: a copy, a fork or
+    any other file with the same id adds a hash of its path, so its report never replaces the
+    real session's note.
+    """
     ident = analysis.session_id or (Path(analysis.path).stem if analysis.path else "") or "session"
-    if _SAFE_NAME.fullmatch(ident) and ident not in {".", ".."}:
-        return f"{ident}.html"
-    return f"session-{hashlib.sha256(ident.encode()).hexdigest()[:16]}.html"
+    if not (_SAFE_NAME.fullmatch(ident) and ident not in {".", ".."}):
+        return f"session-{hashlib.sha256(ident.encode()).hexdigest()[:16]}.html"
+    if analysis.path and Path(analysis.path).stem != ident:
+        where = str(Path(analysis.path).resolve()).encode()
+        return f"{ident[:100]}-{hashlib.sha256(where).hexdigest()[:8]}.html"
+    return f"{ident}.html"
 
 
 def write_note(analysis: Analysis, directory: Path | None = None) -> Path:

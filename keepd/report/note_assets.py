@@ -25,6 +25,7 @@ h2 { font-size: 1.05rem; margin: 32px 0 8px; border-bottom: 1px solid var(--rule
   padding-bottom: 4px; }
 p { margin: 6px 0; }
 .muted, .meta { color: var(--muted); }
+.key { color: var(--muted); font-size: 0.9em; max-width: 60em; }
 .meta { margin: 0; font-size: 0.92rem; }
 .meta span + span::before { content: " · "; }
 .verdict { background: var(--card); border-left: 4px solid var(--pick); padding: 12px 16px;
@@ -126,5 +127,5 @@ def content_security_policy() -> str:
         "default-src 'none'; "
         f"style-src '{_digest(STYLE)}'; "
         f"script-src '{_digest(SCRIPT)}'; "
-        "img-src 'none'; base-uri 'none'; form-action 'none'"
+        "img-src data:; base-uri 'none'; form-action 'none'"  # data: for keepd's favicon
     )

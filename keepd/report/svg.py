@@ -8,6 +8,7 @@ from html import escape
 
 from keepd.core.analysis import Analysis, Stop, ZoneInfo
 from keepd.core.grade import DEFAULT_TUNING, Tuning
+from keepd.report.chart import widened
 
 WIDTH, HEIGHT = 960, 320
 LEFT, RIGHT, TOP, BOTTOM = 46, 14, 44, 40
@@ -94,7 +95,8 @@ def frame_of(stops: list[Stop]) -> Frame:
         return Frame(len(stops), 0.0, 1.0)
     low, high = min(values), max(values)
     pad = max((high - low) * 0.08, 0.02)
-    return Frame(len(stops), max(low - pad, 0.0), min(high + pad, 1.0))
+    top, bottom = widened(min(high + pad, 1.0), max(low - pad, 0.0))  # flat curves stay flat
+    return Frame(len(stops), bottom, top)
 
 
 def curve_svg(analysis: Analysis) -> str:

@@ -8,8 +8,12 @@ from keepd.core.analysis import Analysis, Stop
 from keepd.core.events import Event
 from keepd.core.steps import ROW_CHARS, instruction
 from keepd.report.chart import LABEL, chart_lines, columns
+from keepd.report.legend import marks_key
 
 MAX_ROWS = 8
+# "stop", not "scroll to": below~N names a stop (`keepd cut --at`); how to reach it in the
+# picker is the instruction's "↑ N+1 times" (core/steps.py).
+ROWS_HEADING = "      stop         frees             shape  the message"
 BAR_CELLS = 8
 _PARTS = " ▏▎▍▌▋▊▉"
 
@@ -20,6 +24,7 @@ class Style:
 
     width: int = 80
     color: bool = False
+    legend: bool = False  # the key line under the rows: on a terminal, not when piped
 
     def paint(self, text: str, code: str) -> str:
         return f"\033[{code}m{text}\033[0m" if self.color else text
@@ -39,6 +44,8 @@ def render(analysis: Analysis, style: Style, *, example: bool = False) -> str:
     lines += ["", _section(analysis, style)]
     lines += _curve(analysis, style)
     lines += ["", *_rows(analysis, style)]
+    if style.legend:
+        lines += _legend(analysis, style)
     keys = keystrokes(analysis, max(style.width - 20, 12)).split(" → ")
     lines += ["", *wrap(keys, " → ", style.width, "  ")]
     return "\n".join(lines) + "\n"
@@ -82,7 +89,7 @@ def wrap(parts: list[str], joint: str, width: int, indent: str) -> list[str]:
 
 def _section(analysis: Analysis, style: Style) -> str:
     wiggle = analysis.wiggle
-    note = f" (wiggle {wiggle:.4f})" if wiggle is not None else ""
+    note = f" (wiggle {wiggle:.4f}: the curve's own noise)" if wiggle is not None else ""
     return "  " + style.paint("self-containment", "1") + note
 
 
@@ -115,13 +122,47 @@ def _rows(analysis: Analysis, style: Style) -> list[str]:
     if older:
         lines.append(f"        ↑ {older} older")
     if not analysis.pick:
-        lines.append("  No clear break: the trade, light to deep")
-    heading = "      scroll to    frees             shape  the message"
+        lines.append("  " + trade_heading(len(chosen)))
+    if not chosen:
+        return lines
+    heading = ROWS_HEADING
     lines.append(heading + (" there" if len(heading) + 6 <= style.width else ""))
     quote_room = max(style.width - 46, 12)
     for stop in chosen:
         lines.append(_row(stop, stop.uuid == analysis.pick, quote_room, style))
     return lines
+
+
+def trade_heading(count: int) -> str:
+    """What the rows are when there is no pick: the trade has as many stops as keep enough.
+
+    >>> [trade_heading(n) for n in (3, 1, 0)]  # doctest: +NORMALIZE_WHITESPACE
+    ['No clear break: the trade, 3 stops light to deep',
+     'No clear break: one stop keeps enough words to offer',
+     'No clear break, and no stop keeps enough words to offer one']
+    """
+    if count > 1:
+        return f"No clear break: the trade, {count} stops light to deep"
+    if count == 1:
+        return "No clear break: one stop keeps enough words to offer"
+    return "No clear break, and no stop keeps enough words to offer one"
+
+
+def _legend(analysis: Analysis, style: Style) -> list[str]:
+    """One line of key for what the rows and the curve's heading show."""
+    rows = _row_stops(analysis)
+    parts = marks_key(
+        [mark for stop in rows for mark in (stop.grade, stop.shape) if mark],
+        [stop.event for stop in rows if stop.event],
+    )
+    if rows:
+        parts.append(f"{position('N')}: Esc Esc, ↑ N+1 times")
+    return [style.paint(line, "2") for line in wrap(parts, " · ", style.width, "  ")]
+
+
+def position(below: int | str) -> str:
+    """Where a stop is in the picker, as the rows print it."""
+    return f"below~{below}"
 
 
 def _row_stops(analysis: Analysis) -> list[Stop]:
@@ -147,7 +188,8 @@ def _row(stop: Stop, picked: bool, quote_room: int, style: Style) -> str:
     if stop.event and stop.shape != Event(stop.event).mark:  # the session's break there too
         shape = f"{stop.shape or ''}{Event(stop.event).mark}".ljust(5)
     quote = _quote(stop.quote, quote_room)
-    text = f"   {arrow}  below~{stop.below:<4} {bar(stop.frees)} {stop.frees:4.0%}  {shape} {quote}"
+    where = f"{position(stop.below):<10}"
+    text = f"   {arrow}  {where} {bar(stop.frees)} {stop.frees:4.0%}  {shape} {quote}"
     return style.paint(text, "1") if picked and style.color else text
 
 

@@ -34,10 +34,11 @@ def test_garbage_file_is_not_a_session(tmp_path: Path, capsys: pytest.CaptureFix
     assert "not a session" in capsys.readouterr().err
 
 
-def test_directory_is_not_a_session(tmp_path: Path) -> None:
+def test_a_folder_is_said_to_be_one(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     folder = tmp_path / "d.jsonl"
     folder.mkdir()
-    assert main(["report", str(folder)]) == 5
+    assert main(["report", str(folder)]) == 3
+    assert "d.jsonl is a folder with no session files" in capsys.readouterr().err
 
 
 @pytest.mark.skipif(os.geteuid() == 0, reason="root reads files whatever their mode")

@@ -114,6 +114,22 @@ def test_example_each_way(example: Path, how: str) -> None:
     assert outcome.plan.dropped > 0
 
 
+# The corpus sessions a cut is refused on, and why. Each was captured in the middle of
+# something: a tool call still running (its result not yet written), a prompt typed while a
+# sub-agent ran (the call's result lands on a side branch the conversation left), or parallel
+# output whose result line stands before its call's in the file. That last one is keepd's own
+# gap: its pull-in of parallel lines orders them by file, while the real client (2.1.332,
+# resumed on that session) sends the call first; until the branch orders them so, the cut's
+# safety check rightly refuses.
+REFUSED = {
+    "Beep206__CyberVPN__8e_d0e76731ba_5_full.jsonl": "without its result",
+    "Beep206__CyberVPN__9c_010c599120_0_full.jsonl": "no result yet",
+    "Nishanth-sebastin__eagerminds-bookmarks__fe_621fef064f_0_full.jsonl": "before the call",
+    "entireio__cli__0f_c364a22bea_0_full.jsonl": "no result yet",
+    "jimmc414__cctrace__raw_messages.jsonl": "no result yet",
+}
+
+
 def test_corpus_each_way(corpus_sessions: list[Path], tmp_path: Path) -> None:
     """Every corpus session, every way; the only refusals are the expected ones."""
     service, done, refused = Service(), Counter[str](), Counter[str]()
@@ -125,13 +141,15 @@ def test_corpus_each_way(corpus_sessions: list[Path], tmp_path: Path) -> None:
                 outcome = check_cut(service, path, how, stop)
             except UsageError as error:  # sub-agent files; sessions without a stop
                 refused["sub-agent" if "sub-agent" in str(error) else "no stop"] += 1
-            except UnsafeCutError as error:  # captured in the middle of a tool call
-                assert "no result yet" in str(error)
-                refused["open call"] += 1
+            except UnsafeCutError as error:
+                assert REFUSED.get(source.name, "not expected") in str(error), source.name
+                refused[source.name] += 1
             else:
                 done[how if outcome.written else "nothing to prune"] += 1
     assert all(done[how] >= 20 for how in PLACEMENTS), done
-    assert done["prune"] >= 10 and refused["open call"] == 2 * 4, (done, refused)  # not empty
+    assert done["prune"] >= 10, (done, refused)
+    present = {path.name for path in corpus_sessions}
+    assert all(refused[name] >= 1 for name in REFUSED if name in present), refused
 
 
 def test_boundary_matches_a_real_one(shared: Path, tmp_path: Path) -> None:
@@ -274,7 +292,7 @@ def test_dry_runs_show_and_write_nothing(
     assert main(["cut", EXAMPLE_ID, "--at", "below~3", "--summarize", "--dry-run"]) == 0
     out = capsys.readouterr().out
     assert "the summary (" in out and "keepd's extractive gist" in out
-    assert out.rstrip().endswith("dry run: nothing written")
+    assert out.rstrip().splitlines()[-1].startswith("  dry run: nothing written")
     assert main(["prune", EXAMPLE_ID, "--dry-run", "--notes"]) == 0
     out = capsys.readouterr().out
     assert "turn  what     score  tokens  prompt" in out and " recent " in out

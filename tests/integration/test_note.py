@@ -15,16 +15,18 @@ from keepd.api import analyse_file
 from keepd.cli import main
 from keepd.core.analysis import Analysis
 from keepd.paths import example_session
-from keepd.report.note import write_note
+from keepd.report.note import note_name, write_note
 from tests.integration.browser import Browser, chromium, png_colors
-from tests.unit.hostile import SESSION_ID, hostile_session
+from tests.unit.hostile import hostile_session
 
 PROBE = """JSON.stringify({
   title: document.title,
   pwned: typeof window.pwned,
   pwnedNodes: document.getElementsByTagName("pwned").length,
   scripts: document.scripts.length,
-  unwanted: document.querySelectorAll("img, iframe, a, link, base, object, embed").length,
+  unwanted: document.querySelectorAll(
+    "img, iframe, a, link:not([rel=icon]), base, object, embed").length,
+  icons: Array.from(document.querySelectorAll("link[rel=icon]"), (l) => l.href.slice(0, 26)),
   styles: document.querySelectorAll("style").length,
   points: document.querySelectorAll("svg.curve circle.pt").length,
   curves: document.querySelectorAll("svg.curve").length,
@@ -55,6 +57,7 @@ def assert_clean(found: dict[str, object], analysis: Analysis) -> None:
     assert title.startswith("keepd · ") and "pwned" not in title
     assert found["pwned"] == "undefined" and found["pwnedNodes"] == 0
     assert found["scripts"] == 1 and found["styles"] == 1 and found["unwanted"] == 0
+    assert found["icons"] == ["data:image/svg+xml;base64,"]  # keepd's icon, inline
     assert found["points"] == len(analysis.stops)
     assert found["rows"] == len(analysis.stops)
     assert found["curves"] == (1 if analysis.stops else 0)
@@ -147,7 +150,7 @@ def test_note_command_prints_the_file_uri(
     source.write_bytes(hostile_session())
     assert main(["note", str(source), "--dir", str(tmp_path / "out")]) == 0
     out = capsys.readouterr().out
-    assert out == (tmp_path / "out" / f"{SESSION_ID}.html").as_uri() + "\n"
+    assert out == (tmp_path / "out" / note_name(analyse_file(source))).as_uri() + "\n"
 
 
 def test_note_command_cannot_write(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -167,7 +170,7 @@ def test_report_writes_the_note_and_links_it_last(
     assert note.is_relative_to(private_home) and note.name.endswith(".html")
     assert note.stat().st_mode & 0o777 == 0o600
     analysis = analyse_file(example_session())
-    assert note.name == f"{analysis.session_id}.html"
+    assert note.name == note_name(analysis)
 
 
 def test_report_json_writes_no_note(private_home: Path) -> None:

@@ -94,7 +94,7 @@ def test_install_start_query_restart_uninstall(manager: UserManager) -> None:
     assert not (manager.home / ".config" / "systemd" / "user" / "keepd.service").exists()
     assert not socket_file.exists()
     notes = list((manager.home / ".local" / "share" / "keepd" / "notes").iterdir())
-    assert [note.name for note in notes] == [f"{EXAMPLE_ID}.html"]  # the user's data stays
+    assert [note.name[: len(EXAMPLE_ID)] for note in notes] == [EXAMPLE_ID]  # the user's data stays
     assert "not installed" in keepd(manager, "service", "uninstall").stdout
 
 

@@ -15,17 +15,18 @@ import pytest
 
 from keepd.api import analyse_file, analyse_texts
 from keepd.core.analysis import Analysis, BlockInfo
+from keepd.icons import favicon_uri
 from keepd.paths import example_session
 from keepd.report.instructions import block_start, summary_instructions, word_groups
 from keepd.report.note import note_name, render_note, write_note, write_private
 from keepd.report.svg import frame_of
-from tests.unit.hostile import ATTACKS, PROJECT, SESSION_ID, hostile_session
+from tests.unit.hostile import ATTACKS, PROJECT, hostile_session
 
 ALLOWED_TAGS = {
     "html", "head", "meta", "title", "style", "body", "main", "header", "h1", "h2", "p", "span",
     "b", "code", "q", "section", "ul", "li", "figure", "figcaption", "svg", "line", "text",
     "rect", "path", "polygon", "circle", "g", "table", "thead", "tbody", "tr", "th", "td", "pre",
-    "footer", "script",
+    "footer", "script", "link",
 }  # fmt: skip
 
 
@@ -76,6 +77,9 @@ def test_hostile_text_never_becomes_markup(hostile: Analysis) -> None:
     assert [name for name, _ in tags.tags].count("style") == 1
     for name, attrs in tags.tags:
         assert not any(key.startswith("on") for key in attrs), (name, attrs)
+        if name == "link":  # the one link: keepd's own icon, inline, never session text
+            assert attrs == {"rel": "icon", "type": "image/svg+xml", "href": favicon_uri()}
+            continue
         assert not {"href", "src", "xlink:href", "style"} & set(attrs), (name, attrs)
     for attack in ATTACKS:
         assert attack not in page
@@ -170,7 +174,7 @@ def test_note_names_are_safe_file_names(ident: str, safe: bool) -> None:
 def test_write_note_is_private_and_atomic(tmp_path: Path, hostile: Analysis) -> None:
     folder = tmp_path / "deep" / "notes"
     path = write_note(hostile, folder)
-    assert path == folder / f"{SESSION_ID}.html"
+    assert path == folder / note_name(hostile)
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
     assert stat.S_IMODE(folder.stat().st_mode) == 0o700
     first = path.stat().st_ino
@@ -236,5 +240,5 @@ def test_a_block_that_starts_inside_a_turn_says_so() -> None:
 def test_a_pick_below_two_dots_comes_with_the_trade(hostile: Analysis) -> None:
     trade = [stop.uuid for stop in hostile.stops[2:5]]
     page = render_note(replace(hostile, trade=trade))
-    assert "Stop at below~" in page and "here is the trade, light to deep" in page
+    assert "Stop at below~" in page and "here is the trade, 3 stops light to deep" in page
     assert page.count('<tr class="pick"') == 1
