@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
+from keepd.core.steps import keys
+
 if TYPE_CHECKING:
     from keepd.service import Service
 
@@ -134,7 +136,7 @@ def session_line(item: dict[str, Any]) -> str:
     pick = "no stop yet"
     if item.get("below") is not None:
         grade = item.get("grade") or "trade"
-        pick = f"{grade} below~{item['below']} frees {item['frees']:.0%}"
+        pick = f"{grade} {keys(item['below'])} frees {item['frees']:.0%}"
     flags = [item["state"]] + (["running"] if item.get("running") else [])
     flags += ["muted"] if item.get("muted") else []
     project = Path(item.get("project") or "?").name

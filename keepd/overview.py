@@ -6,6 +6,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from keepd.core.steps import instruction
+
 if TYPE_CHECKING:
     from keepd.core.analysis import Analysis
     from keepd.glance import Glance
@@ -32,6 +34,7 @@ class SessionInfo:
     below: int | None = None
     frees: float | None = None
     quote: str | None = None
+    steps: str | None = None  # how to reach the stop in the picker (core/steps.py)
     muted: bool = False
     muted_until: float | None = None
     notified: list[str] = field(default_factory=list)
@@ -121,6 +124,7 @@ def pick_fields(analysis: Analysis) -> dict[str, Any]:
         "below": stop.below if stop is not None else None,
         "frees": stop.frees if stop is not None else None,
         "quote": stop.quote if stop is not None else None,
+        "steps": instruction(stop) if stop is not None else None,
     }
 
 

@@ -16,6 +16,7 @@ import select
 import sys
 import time
 
+from keepd.core.steps import keys
 from keepd.errors import DaemonUnavailableError, KeepdError
 from keepd.glance_io import (
     THRESHOLD,
@@ -167,7 +168,7 @@ def lookup(status: StatusInput, timeout: float = DAEMON_SECONDS) -> Found:
 
 
 def render(status: StatusInput, found: Found, *, color: bool) -> str:
-    """`keepd 64% · ●●● below~19 · frees 54%`, or the share and why there is no stop
+    """`keepd 64% · ●●● Esc Esc ↑20 · frees 54%`, or the share and why there is no stop
     (`keepd · no daemon` when not even the share is known)."""
     paint = _Paint(color)
     glance = found.glance or {}
@@ -190,7 +191,7 @@ def _detail(paint: _Paint, status: StatusInput, found: Found) -> list[str]:
     if below is None:
         return [paint(DIM, "nothing to do yet")]
     grade = _text(glance, "grade") or "trade"
-    parts = [f"{paint(GRADE_COLORS.get(grade, ''), grade)} {paint(BOLD, f'below~{below}')}"]
+    parts = [f"{paint(GRADE_COLORS.get(grade, ''), grade)} {paint(BOLD, keys(below))}"]
     frees = _float(glance, "frees")
     if frees is not None:
         parts.append(f"frees {frees:.0%}")

@@ -16,6 +16,7 @@ from keepd.core.events import EVENTS, EventCodes
 from keepd.core.grade import DEFAULT_TUNING, Grading, Tuning, Zone, grade
 from keepd.core.messages import Node
 from keepd.core.session import SessionState
+from keepd.core.steps import as_json
 from keepd.core.tokens import ContextUse, context_use
 from keepd.core.tree import Branch
 
@@ -42,6 +43,7 @@ class Stop:
     eligible: bool = True  # above the floors: the pick and the trade come from these
     event: str | None = None  # a break the session records before it (core/events.py)
     reasons: list[str] | None = None  # a zone's: what graded it (words, then cues)
+    quote_raw: str = ""  # the prompt's text with its tags; `quote` is the picker's row
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,6 +115,7 @@ class Analysis:
         data = asdict(self)
         del data["stops_total"]
         data["stop_count"] = self.stop_count
+        data["steps"] = as_json(self.target_stop())
         return data
 
     def stop(self, uuid: str | None) -> Stop | None:
@@ -234,6 +237,7 @@ def _stops(
                 shape=zone.shape if zone else None,
                 multiple=zone.multiple if zone else None,
                 quote=node.quote,
+                quote_raw=node.raw_quote,
                 timestamp=node.timestamp,
                 eligible=bool(eligible[row]),
                 event=named[row].value if named[row] is not None else None,

@@ -10,6 +10,7 @@ from typing import Any
 
 from keepd.core.cues import message_marks, named_numbers, prompt_marks
 from keepd.core.entries import Entry
+from keepd.core.quote import QUOTE_CHARS, raw, shown
 from keepd.core.words import content_words
 
 SYNTHETIC_PROMPTS = frozenset(
@@ -41,7 +42,6 @@ PERSONS_ATTACHMENTS = frozenset({"queued_command", "selected_lines_in_ide", "edi
 CATEGORIES = ("prompt", "reply", "tool_call", "tool_result", "thinking", "injected")
 IMAGE_TOKENS = 1600
 _NOT_TEXT_KEYS = frozenset({"type", "id", "tool_use_id", "signature"})
-QUOTE_CHARS = 240
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,7 +87,8 @@ class Node:
     session_id: str | None = None
     cwd: str | None = None
     git_branch: str | None = None  # a prompt's (core/events.py)
-    quote: str = ""
+    quote: str = ""  # as the rewind picker shows it (core/quote.py)
+    raw_quote: str = ""  # the same text, tags and all
     tool_results: tuple[str, ...] = ()  # ids of the tool calls this message answers
     tool_calls: tuple[str, ...] = ()  # ids of the tool calls this message makes
     words: Sequence[str] = ()
@@ -215,7 +216,8 @@ def _fill_message(node: Node, entry: Entry, policy: TextPolicy) -> None:
         node.is_prompt = is_prompt(entry, blocks)
         if node.is_prompt:
             node.git_branch = _interned(entry.get("gitBranch"))  # events compare stops only
-            node.quote = _quote(blocks)
+            texts = _texts(blocks)
+            node.quote, node.raw_quote = shown(texts), raw(texts)
             _mark_prompt(node, blocks)
 
 
@@ -263,12 +265,11 @@ def _take(
         node.chars += _length(value)
 
 
-def _quote(blocks: list[dict[str, Any]]) -> str:
-    """The start of a prompt's text, on one line."""
-    texts = [
+def _texts(blocks: list[dict[str, Any]]) -> list[str]:
+    """A prompt's text blocks, each cut to what a quote can use."""
+    return [
         _cut(block.get("text"), QUOTE_CHARS * 4) for block in blocks if block.get("type") == "text"
     ]
-    return " ".join(" ".join(texts).split())[:QUOTE_CHARS]
 
 
 def _joined(value: Any) -> str:

@@ -15,6 +15,10 @@ from keepd.errors import SummaryError
 from keepd.report.instructions import summary_instructions
 
 CLAUDE_SECONDS = 600.0
+# A summarizer reads the prompt and writes: no built-in tools (`--tools ""`) and no MCP servers
+# (`--strict-mcp-config` without a config), so it cannot run, read or change anything.
+NO_TOOLS = ("--tools", "", "--strict-mcp-config")
+OPTIONS = ("--tools", "--strict-mcp-config", "--no-session-persistence")
 PROMPT = (
     "You are writing the summary that will replace the earlier part of a Claude Code "
     "conversation. The rest of the conversation is kept word for word after it, so write what "
@@ -101,10 +105,10 @@ def run_claude(prompt: str, project: str | None) -> tuple[str, str]:
     if claude is None:
         return "", "claude is not installed"
     where = project if project and Path(project).is_dir() else None
-    command = [claude, "-p", "--output-format", "text", "--no-session-persistence"]
-    result = _call(command, prompt, where)
+    plain = [claude, "-p", "--output-format", "text"]
+    result = _call([*plain, *NO_TOOLS, "--no-session-persistence"], prompt, where)
     if _unknown_option(result):
-        result = _call(command[:-1], prompt, where)  # older versions lack the option
+        result = _call(plain, prompt, where)  # older versions lack the options
     if isinstance(result, str):
         return "", result
     if result.returncode != 0 or not result.stdout.strip():
@@ -116,7 +120,8 @@ def run_claude(prompt: str, project: str | None) -> tuple[str, str]:
 def _unknown_option(result: subprocess.CompletedProcess[str] | str) -> bool:
     if isinstance(result, str) or result.returncode == 0:
         return False
-    return "no-session-persistence" in (result.stderr or "")
+    said = result.stderr or ""
+    return "unknown option" in said.lower() or any(flag in said for flag in OPTIONS)
 
 
 def _call(

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from keepd.core.steps import instruction
 from keepd.overview import short_project
 
 if TYPE_CHECKING:
@@ -21,8 +22,8 @@ if TYPE_CHECKING:
     from keepd.daemon.state import Memory
 
 CLEAR = "●●●"
-QUOTE_CHARS = 120
 NEWEST = 1  # stops at most this many picker entries from the end: "the very end"
+NOTICE_ROW = 100  # characters of the row's quote: a notice is read away from the terminal
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,11 +103,4 @@ def words(analysis: Analysis, stop: Stop | None, *, urgent: bool) -> tuple[str, 
     if stop is None:
         return title, "No stop to summarize up to yet: every prompt is still needed."
     grade = stop.grade or "no clear break"
-    quote = " ".join(stop.quote.split())
-    if len(quote) > QUOTE_CHARS:
-        quote = quote[: QUOTE_CHARS - 1] + "…"
-    body = (
-        f"Esc Esc, scroll to below~{stop.below}, “Summarize up to here”: "
-        f"frees {stop.frees:.0%} ({grade}).\n“{quote}”"
-    )
-    return title, body
+    return title, f"{instruction(stop, NOTICE_ROW)}\nThat frees {stop.frees:.0%} ({grade})."

@@ -14,7 +14,7 @@ import orjson
 from keepd.errors import KeepdError
 
 OK, WARN, FAIL, SKIP = "ok", "warn", "fail", "skip"
-TESTED_VERSIONS = ("2.1.7", "2.1.258")
+TESTED_VERSIONS = ("2.1.7", "2.1.332")  # the newest: what tests/claude install and run
 TAIL_BYTES = 256 << 10
 WATCHES_FILE = Path("/proc/sys/fs/inotify/max_user_watches")
 SYSCTL_FIX = (

@@ -188,7 +188,7 @@ def _table(analysis: Analysis) -> str:
     if not analysis.stops:
         return ""
     head = (
-        '<tr><th class="num" data-sort>scroll to</th><th class="num" data-sort>frees</th>'
+        '<tr><th class="num" data-sort>stop</th><th class="num" data-sort>frees</th>'
         '<th class="num" data-sort>SC</th><th data-sort>shape</th>'
         '<th class="num" data-sort>× wiggle</th><th data-sort>the message there</th></tr>'
     )

@@ -6,10 +6,14 @@ from dataclasses import dataclass
 
 from keepd.core.analysis import Analysis, Stop
 from keepd.core.events import Event
+from keepd.core.steps import ROW_CHARS, instruction
 from keepd.report.chart import LABEL, chart_lines, columns
 from keepd.report.legend import marks_key
 
 MAX_ROWS = 8
+# "stop", not "scroll to": below~N names a stop (`keepd cut --at`); how to reach it in the
+# picker is the instruction's "↑ N+1 times" (core/steps.py).
+ROWS_HEADING = "      stop         frees             shape  the message"
 BAR_CELLS = 8
 WHY_QUOTE = 16  # the "why" column shows when this much room is left for the quote
 _PARTS = " ▏▎▍▌▋▊▉"
@@ -43,7 +47,8 @@ def render(analysis: Analysis, style: Style, *, example: bool = False) -> str:
     lines += ["", *_rows(analysis, style)]
     if style.legend:
         lines += _legend(analysis, style)
-    lines += ["", *wrap(keystrokes(analysis).split(" → "), " → ", style.width, "  ")]
+    keys = keystrokes(analysis, max(style.width - 20, 12)).split(" → ")
+    lines += ["", *wrap(keys, " → ", style.width, "  ")]
     return "\n".join(lines) + "\n"
 
 
@@ -122,8 +127,8 @@ def _rows(analysis: Analysis, style: Style) -> list[str]:
     if not chosen:
         return lines
     why = style.width - 55 >= WHY_QUOTE  # room for the "why" column and a useful quote
-    heading = "      scroll to    frees             shape " + ("why      " if why else "")
-    heading += "the message"
+    message = ROWS_HEADING.index("the message")
+    heading = ROWS_HEADING[: message - 1] + ("why      " if why else " ") + "the message"
     lines.append(heading + (" there" if len(heading) + 6 <= style.width else ""))
     quote_room = max(style.width - (55 if why else 46), 12)
     for stop in chosen:
@@ -154,7 +159,7 @@ def _legend(analysis: Analysis, style: Style) -> list[str]:
         [stop.event for stop in rows if stop.event],
     )
     if rows:
-        parts.append(f"{position('N')}: picker entries under it")
+        parts.append(f"{position('N')}: Esc Esc, ↑ N+1 times")
     return [style.paint(line, "2") for line in wrap(parts, " · ", style.width, "  ")]
 
 
@@ -232,12 +237,6 @@ def _quote(text: str, room: int) -> str:
     return '"' + text[: max(room - 3, 1)] + '…"'
 
 
-def keystrokes(analysis: Analysis) -> str:
+def keystrokes(analysis: Analysis, room: int = ROW_CHARS) -> str:
     """The exact picker keys for the pick (or the middle of the trade)."""
-    target = analysis.target_stop()
-    if target is None:
-        return "Nothing to summarize yet."
-    if not target.in_picker:
-        return "That stop is before the last compaction: the picker cannot reach it."
-    where = "the newest message" if target.below == 0 else f'"↓ {target.below} more below"'
-    return f'Esc Esc → scroll to {where} → "Summarize up to here"'
+    return instruction(analysis.target_stop(), room)

@@ -15,12 +15,15 @@ import pwd
 import re
 import shutil
 import subprocess
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-DEFAULT_VERSION = "2.1.332"
+from keepd.install.checks import TESTED_VERSIONS
+
+DEFAULT_VERSION = TESTED_VERSIONS[-1]  # what `keepd doctor` calls tested is what CI runs
 PACKAGE = "@anthropic-ai/claude-code"
 INSTALL_TIMEOUT = 900.0
 TURN_TIMEOUT = 90.0
@@ -102,6 +105,7 @@ class World:
     api_url: str
     claude: Installed
     settings: dict[str, Any] = field(default_factory=dict)
+    extra_env: dict[str, str] = field(default_factory=dict)  # e.g. a short XDG_RUNTIME_DIR
 
     def __post_init__(self) -> None:
         self.home.mkdir(parents=True, exist_ok=True)
@@ -155,8 +159,10 @@ class World:
         (self.config / "settings.json").write_text(json.dumps(self.settings, indent=2))
 
     def env(self) -> dict[str, str]:
-        keep = {k: v for k, v in os.environ.items() if k in ("PATH", "LANG", "LC_ALL", "TZ")}
+        keep = {k: v for k, v in os.environ.items() if k in ("LANG", "LC_ALL", "TZ", "PYTHONPATH")}
+        path = f"{self.claude.binary.parent}:{os.environ.get('PATH', '/usr/bin:/bin')}"
         return keep | {
+            "PATH": path,  # `claude` as keepd's --summarize finds it
             "HOME": str(self.home),
             "CLAUDE_CONFIG_DIR": str(self.config),
             "XDG_CONFIG_HOME": str(self.home / ".config"),
@@ -174,7 +180,7 @@ class World:
             "IS_SANDBOX": "1",
             "TERM": "xterm-256color",
             "LANG": os.environ.get("LANG", "C.UTF-8"),
-        }
+        } | self.extra_env
 
     def run(self, *args: str, timeout: float = TURN_TIMEOUT) -> subprocess.CompletedProcess[str]:
         """Runs `claude ARGS` in the project folder and waits for it."""
@@ -199,6 +205,23 @@ class World:
             )
         result: dict[str, Any] = json.loads(done.stdout)
         return result
+
+    def keepd(self, *args: str, check: bool = True,
+              timeout: float = TURN_TIMEOUT) -> subprocess.CompletedProcess[str]:
+        """Runs `keepd ARGS` (this checkout's) in the world, as a person would."""
+        done = subprocess.run(
+            [sys.executable, "-m", "keepd", *args], cwd=self.cwd, env=self.env(),
+            capture_output=True, text=True, timeout=timeout, check=False,
+            stdin=subprocess.DEVNULL,
+        )
+        if check and done.returncode != 0:
+            raise AssertionError(f"keepd {args!r} exited {done.returncode}: {done.stderr[-800:]}")
+        return done
+
+    def report(self, session: str) -> dict[str, Any]:
+        """`keepd report SESSION --json`."""
+        data: dict[str, Any] = json.loads(self.keepd("report", session, "--json").stdout)
+        return data
 
     def sessions(self) -> list[Path]:
         return sorted(self.project.glob("*.jsonl"), key=lambda p: p.stat().st_mtime)

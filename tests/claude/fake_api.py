@@ -61,9 +61,10 @@ class Request:
 
     @property
     def is_conversation(self) -> bool:
-        """The main loop's calls carry the tool list; titles and other side calls do not."""
-        return self.path.startswith("/v1/messages") and "count_tokens" not in self.path and (
-            "tools" in self.body
+        """The main loop's calls carry tools; titles and other side calls none (2.1.141 sends
+        them an empty list, 2.1.332 no list)."""
+        return self.path.startswith("/v1/messages") and "count_tokens" not in self.path and bool(
+            self.body.get("tools")
         )
 
     def texts(self) -> list[str]:

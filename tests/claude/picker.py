@@ -8,14 +8,16 @@ selection. An entry is a block: its prompt line, then detail lines ("⚠ No code
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from tests.claude.tmux import Tmux
 
 HEADER = "Restore the code and/or conversation to the point before"
 FOOTER = "Enter to continue"
 CURRENT = "(current)"
-_ARROW = re.compile(r"^\s*([↑↓]) (\d+) more\s*$")
+_ARROW = re.compile(r"^\s*([↑↓]) (\d+) more(?: above| below)?\s*$")
 
 
 @dataclass(frozen=True)
@@ -69,14 +71,14 @@ def open_picker(ui: Tmux, timeout: float = 20.0) -> Window:
     """Presses Esc Esc at the prompt and returns the window the picker opens with."""
     ui.keys("Escape", "Escape")
     ui.wait_for(FOOTER, timeout=timeout)
-    return parse(ui.wait_stable(quiet=0.4))
+    return parse(ui.wait_stable(quiet=0.3))
 
 
 def move(ui: Tmux, key: str, times: int) -> Window:
     """Presses `key` (Up or Down) `times` times and returns the window then."""
     for _ in range(times):
         ui.keys(key, pause=0.03)
-    return parse(ui.wait_stable(quiet=0.4))
+    return parse(ui.wait_stable(quiet=0.3))
 
 
 def selected_text(window: Window) -> str:
@@ -86,9 +88,12 @@ def selected_text(window: Window) -> str:
 
 
 def all_entries(ui: Tmux) -> list[str]:
-    """Every entry of the open picker, oldest first, "(current)" last: scrolls up a window at
-    a time and places each window by its "↑ N more" count. Leaves the selection at the top."""
-    window = parse(ui.wait_stable(quiet=0.4))
+    """Every entry of the open picker, oldest first, "(current)" last: goes to the last row,
+    then scrolls up a window at a time and places each window by its "↑ N more" count.
+    Leaves the selection at the top."""
+    window = parse(ui.wait_stable(quiet=0.3))
+    if window.selected is not None and (window.below or window.selected < len(window.rows) - 1):
+        window = move(ui, "Down", window.below + len(window.rows) - 1 - window.selected)
     total = window.total
     entries: list[str | None] = [None] * total
     while True:
@@ -96,9 +101,36 @@ def all_entries(ui: Tmux) -> list[str]:
             entries[window.above + offset] = row
         if window.above == 0:
             break
-        at = window.selected or 0
-        window = move(ui, "Up", min(len(window.rows) - 1 + at, window.above + at))
+        # To the row just above the window: whatever the picker's scrolling, it comes into view.
+        window = move(ui, "Up", (window.selected or 0) + 1)
     missing = [i for i, row in enumerate(entries) if row is None]
     if missing:
         raise AssertionError(f"picker rows {missing} never came into view")
     return [row for row in entries if row is not None]
+
+
+def resume(tmux_ui: Callable[..., Tmux], session_id: str) -> Tmux:
+    """`claude --resume ID` in a pane, once its prompt is up and the screen has settled."""
+    ui = tmux_ui("--resume", session_id)
+    ui.wait_for("❯", timeout=60)
+    ui.wait_stable(quiet=0.8, timeout=60)
+    return ui
+
+
+def same_row(shown: str, quote: str) -> bool:
+    """Whether the picker's row is keepd's quote: the same text up to where either is cut
+    ("…"), spacing aside (the terminal turns tabs into spaces)."""
+    row, ours = " ".join(shown.split()).rstrip("…"), " ".join(quote.split()).rstrip("…")
+    if not row or not ours:
+        return row == ours
+    return row.startswith(ours) or ours.startswith(row)
+
+
+def assert_rows_are_stops(entries: list[str], stops: list[dict[str, Any]]) -> None:
+    """The picker's rows, "(current)" aside, are keepd's stops in order."""
+    assert entries[-1] == CURRENT
+    listed = [stop for stop in stops if stop["in_picker"]]
+    quotes = [stop["quote"] for stop in listed]
+    assert len(entries) - 1 == len(listed), (entries, quotes)
+    wrong = [(row, q) for row, q in zip(entries, quotes, strict=False) if not same_row(row, q)]
+    assert not wrong, (entries, quotes)

@@ -14,7 +14,8 @@ from tests.claude.tmux import Tmux
 
 def test_fake_api_answers_plain_json_and_counts_tokens(fake_api: FakeApi) -> None:
     fake_api.queue(Reply(text="plain"))
-    body = {"model": "m", "max_tokens": 5, "tools": [],
+    tool = {"name": "Bash", "input_schema": {"type": "object"}}
+    body = {"model": "m", "max_tokens": 5, "tools": [tool],
             "messages": [{"role": "user", "content": "hi"}]}
     request = urllib.request.Request(f"{fake_api.url}/v1/messages", json.dumps(body).encode(),
                                      {"content-type": "application/json"})
@@ -51,7 +52,9 @@ def test_parallel_tool_calls_run_and_their_results_come_back_paired(
     fake_api.queue(Reply(text="Running both.", tools=calls), Reply(text="Both ran."))
     result = world.print_turn("run two commands", extra=("--dangerously-skip-permissions",))
     assert result["result"] == "Both ran."
-    follow = fake_api.conversation()[-1].body["messages"][-1]["content"]
+    # Newer clients put a `role: "system"` message last: look through every message.
+    follow = [block for message in fake_api.conversation()[-1].body["messages"]
+              if isinstance(message["content"], list) for block in message["content"]]
     results = {b["tool_use_id"]: b for b in follow if b.get("type") == "tool_result"}
     assert set(results) == {call.id for call in calls}
     assert "alpha-out" in json.dumps(results[calls[0].id])

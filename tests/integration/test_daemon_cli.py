@@ -85,7 +85,7 @@ def test_text_output_without_a_daemon(
     for argv in (["status"], ["sessions"], ["pause", "--for", "10"], ["resume"]):
         assert main(argv) == 0
     out = capsys.readouterr().out
-    assert "no daemon running" in out and "invoicer" in out and "●●● below~19" in out
+    assert "no daemon running" in out and "invoicer" in out and "●●● Esc Esc ↑20" in out
     assert "notices paused until" in out and "notices resumed" in out
 
 
@@ -146,7 +146,7 @@ def test_sighup_reloads_the_configuration(tmp_path: Path, bus: PrivateBus) -> No
             tree.config.write_text(original.replace("0.95", "0.6"))
             daemon.process.send_signal(signal.SIGHUP)
             [notice] = wait_until(server.calls)
-            assert "below~19" in notice["body"]
+            assert "↑ 20 times" in notice["body"]
     finally:
         server.close()
 

@@ -105,7 +105,7 @@ def _check_notice(notice: dict[str, Any], expected: dict[str, Any]) -> None:
     pick = next(stop for stop in expected["stops"] if stop["uuid"] == expected["pick"])
     assert pick["grade"] == "●●●"
     assert notice["summary"] == f"invoicer: context {expected['context']['share']:.0%}"
-    assert f"below~{pick['below']}" in notice["body"]
+    assert f"↑ {pick['below'] + 1} times" in notice["body"]
     assert f"frees {pick['frees']:.0%}" in notice["body"]
     assert pick["quote"][:60] in notice["body"]
     assert {"open-note", "not-now"} <= set(notice["actions"])
@@ -285,7 +285,7 @@ def test_a_restarted_bus_gets_the_next_notice(tmp_path: Path, bus: PrivateBus) -
         try:
             append(second, b"".join(example_lines()))
             [notice] = wait_until(server.calls)
-            assert "below~19" in notice["body"]
+            assert "↑ 20 times" in notice["body"]
             assert daemon.call("status")["notices_sent"] == 2
             assert_nothing_lost(daemon, second)
         finally:

@@ -76,7 +76,7 @@ def line_of(tree: Tree, data: bytes, *options: str, **env: str) -> str:
 
 def expected(entry: dict[str, Any], share: str) -> str:
     frees = f"{entry['frees']:.0%}"
-    return f"keepd {share} · {entry['grade']} below~{entry['below']} · frees {frees}\n"
+    return f"keepd {share} · {entry['grade']} Esc Esc ↑{entry['below'] + 1} · frees {frees}\n"
 
 
 def _session(tree: Tree) -> Path:

@@ -67,7 +67,9 @@ def test_the_users_claude_writes_it_with_keepds_guidance(loaded: Loaded, fake_cl
     body, source = summary_body(loaded, 20, SummaryRequest(summarize=True))
     assert (body, source) == ("A summary from claude.", "claude -p")
     sent = fake_claude.read_text()
-    assert sent.startswith("-p --output-format text --no-session-persistence\n")
+    assert sent.startswith(
+        "-p --output-format text --tools  --strict-mcp-config --no-session-persistence\n"
+    )
     assert "It relies on these words from before that message" in sent
     assert "[2] User: what is the weather like in lisbon today" in sent
     assert "[17] Assistant calls Edit:" in sent

@@ -108,7 +108,7 @@ def test_one_point_per_stop_and_one_row_per_stop(hostile: Analysis) -> None:
     assert len(re.findall(r'<circle class="pt[ "]', page)) == len(hostile.stops) > 10
     assert page.count("<tr") == len(hostile.stops) + 1 + len(hostile.blocks) + 1
     assert page.count('<tr class="pick"') == 1
-    assert "Esc Esc → scroll to" in page
+    assert "Esc Esc → ↑ " in page and "from “(current)”" in page
 
 
 def test_a_huge_prompt_is_cut(hostile: Analysis) -> None:

@@ -68,8 +68,9 @@ def test_a_clear_break_past_the_threshold() -> None:
     notice = decide(analysis(0.61), "s1", CONFIG, Memory(), NOW)
     assert notice is not None and notice.key == "break:new" and not notice.urgent
     assert notice.title == "app: context 61%"
-    assert "below~1" in notice.body and "frees 50%" in notice.body and "●●●" in notice.body
-    assert "“now the docs site now" in notice.body and notice.body.endswith("…”")
+    assert "Esc Esc → ↑ 2 times" in notice.body
+    assert "frees 50%" in notice.body and "●●●" in notice.body
+    assert "the row reads “now the docs site now" in notice.body and "…”" in notice.body
 
 
 def test_no_notice_without_a_clear_break_or_when_it_frees_too_little() -> None:

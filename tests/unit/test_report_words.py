@@ -13,7 +13,7 @@ from keepd.paths import example_session
 from keepd.report.chart import MIN_SPAN, chart_lines
 from keepd.report.legend import GRADES
 from keepd.report.note import render_note
-from keepd.report.terminal import Style, position, render
+from keepd.report.terminal import ROWS_HEADING, Style, position, render
 
 LABEL = re.compile(r"^\s*(-?\d+\.\d+) ┤")
 
@@ -30,7 +30,7 @@ def test_the_key_line_is_shown_on_a_terminal_only() -> None:
     assert len(extra) == 1, extra  # one line at 100 columns
     key = extra[0]
     rows = [line for line in piped.splitlines() if position(19) in line]
-    assert rows and f"{position('N')}: picker entries under it" in key
+    assert rows and f"{position('N')}: Esc Esc, ↑ N+1 times" in key
     # the example's rows show ●●● and ●● (and ▔▔▁), no ●: the key names what is shown
     assert f"●●● {GRADES['●●●'].short}" in key and f"●● {GRADES['●●'].short}" in key
     assert f" ● {GRADES['●'].short}" not in key and "▔▔▁" in key
@@ -62,7 +62,7 @@ def test_no_trade_prints_no_empty_table() -> None:
     analysis = example()
     text = render(replace(analysis, pick=None, trade=[]), Style(width=100))
     assert "no stop keeps enough words to offer one" in text
-    assert "scroll to" not in text
+    assert ROWS_HEADING.strip() not in text
 
 
 def test_three_stops_are_light_to_deep() -> None:
@@ -93,7 +93,7 @@ def test_corpus_reports_never_show_a_header_over_nothing(corpus_sessions: list[P
         text = render(analysis, Style(width=100, legend=True))
         lines = text.splitlines()
         for i, line in enumerate(lines):
-            if line.lstrip().startswith("scroll to"):
+            if line.lstrip().startswith(ROWS_HEADING.strip()):
                 assert i + 1 < len(lines) and "%" in lines[i + 1], (path.name, text)
         if not analysis.pick and analysis.trade:
             assert ("light to deep" in text) == (len(analysis.trade) > 1), path.name

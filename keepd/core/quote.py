@@ -1,0 +1,96 @@
+"""A prompt's quote as Claude Code's rewind picker shows it: `/name args` for a slash command,
+`! cmd` for shell-mode input, the first line of plain text, IDE context left out.
+
+Checked on the real picker of 2.1.332 (tests/claude/test_quotes.py): text blocks are joined by
+new lines and the row shows the first line, with "…" when more follows; a slash command shows
+its name and the first line of its arguments; `<bash-input>` shows as "! " and the command;
+IDE context blocks (`<ide_opened_file>`, `<ide_selection>`, ...) are left out when the prompt
+has other text. A prompt of IDE context alone shows its raw tag there; keepd, which promised
+never to quote raw markup, shows a short form instead ("IDE: opened README.md").
+"""
+
+from __future__ import annotations
+
+import re
+
+QUOTE_CHARS = 240
+_COMMAND = re.compile(r"<command-name>\s*(.*?)\s*</command-name>", re.S)
+_ARGS = re.compile(r"<command-args>(.*?)(?:</command-args>|$)", re.S)
+_BASH = re.compile(r"<bash-input>(.*?)(?:</bash-input>|$)", re.S)
+_IDE = re.compile(r"^\s*<(ide_[a-z_]+)>(.*?)(?:</\1>|$)", re.S)
+_OPENED = re.compile(r"opened the file (.+?) in the IDE")
+_SELECTED = re.compile(r"selected the lines (\d+) to (\d+) from (.+?):")
+
+
+def shown(texts: list[str]) -> str:
+    """The picker's row for a prompt whose text blocks are `texts`.
+
+    >>> shown(["<command-message>review</command-message>\\n<command-name>/review</command-name>"
+    ...        "\\n<command-args>14\\nmore</command-args>"])
+    '/review 14'
+    >>> shown(["<command-name>clear</command-name><command-args></command-args>"])
+    '/clear'
+    >>> shown(["<bash-input>git pull</bash-input>"]), shown(["fix it\\nplease"])
+    ('! git pull', 'fix it…')
+    >>> shown(["<ide_opened_file>The user opened the file /a/b.md in the IDE.</ide_opened_file>",
+    ...        "why?"])
+    'why?'
+    """
+    own = [text for text in texts if not _IDE.match(text)]
+    if not own:
+        return _ide_short(texts)
+    joined = "\n".join(own).strip()
+    command = _COMMAND.search(joined)
+    if command:
+        args = _ARGS.search(joined)
+        first = _first_line(args.group(1)) if args else ""
+        name = command.group(1)
+        slash = "" if name.startswith("/") else "/"  # some files write `clear`; the row: /clear
+        return _capped(f"{slash}{name} {first}".strip())
+    bash = _BASH.search(joined)
+    if bash:
+        return _capped("! " + _first_line(bash.group(1), strip=False))
+    line = _first_line(joined)
+    more = len(joined) > len(line) and joined[len(line):].strip() != ""
+    return _capped(line + ("…" if more else ""))
+
+
+def raw(texts: list[str]) -> str:
+    """The prompt's whole text on one line, tags and all (what `quote_raw` keeps)."""
+    return " ".join(" ".join(texts).split())[:QUOTE_CHARS]
+
+
+def _first_line(text: str, *, strip: bool = True) -> str:
+    line = text.lstrip("\n").split("\n", 1)[0]
+    return line.strip() if strip else line.rstrip()
+
+
+def _capped(text: str) -> str:
+    return text if len(text) <= QUOTE_CHARS else text[: QUOTE_CHARS - 1] + "…"
+
+
+def _ide_short(texts: list[str]) -> str:
+    """A short form of IDE context alone.
+
+    >>> _ide_short(["<ide_selection>The user selected the lines 5 to 6 from /x/a.py:\\nfoo"
+    ...             "</ide_selection>"])
+    'IDE: lines 5-6 of a.py'
+    >>> _ide_short([])
+    ''
+    """
+    if not texts:
+        return ""
+    body = " ".join(texts)
+    opened = _OPENED.search(body)
+    if opened:
+        return f"IDE: opened {_name(opened.group(1))}"
+    selected = _SELECTED.search(body)
+    if selected:
+        first, last, path = selected.groups()
+        span = first if first == last else f"{first}-{last}"
+        return f"IDE: line{'s' if first != last else ''} {span} of {_name(path)}"
+    return "IDE context"
+
+
+def _name(path: str) -> str:
+    return path.rstrip("/").rsplit("/", 1)[-1] or path
