@@ -6,8 +6,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-import pytest
-
 from tests.claude import picker
 from tests.claude.client import World
 from tests.claude.fake_api import FakeApi, Reply
