@@ -120,7 +120,7 @@ def test_compact_keeps_the_last_response_and_lists_the_command() -> None:
     chain.prompt("turn 5: the changelog")
     data = chain.jsonl()
     assert [q for q, _ in quotes(data)] == [
-        "<command-name>/compact</command-name>",
+        "/compact",  # as the picker shows it (core/quote.py)
         "turn 5: the changelog",
     ]
     assert read_current(data).tree.partial
