@@ -110,7 +110,8 @@ class Node:
 
     @property
     def is_message(self) -> bool:
-        return self.kind in CONVERSATION
+        """A conversation entry, or a prompt queued while Claude worked (the picker lists it)."""
+        return self.kind in CONVERSATION or self.is_prompt
 
     @property
     def estimated_tokens(self) -> float:
@@ -138,9 +139,38 @@ def make_node(entry: Entry, pos: int, policy: TextPolicy = DEFAULT_POLICY) -> No
         _fill_message(node, entry, policy)
     elif kind == "system" and get("subtype") == "compact_boundary":
         node.boundary = _boundary(entry)
+    elif kind == "attachment" and is_queued_prompt(entry):
+        _fill_queued_prompt(node, entry, policy)
     elif kind == "attachment" and "prompt" in policy.counted:
         _fill_attachment(node, entry, policy)
     return node
+
+
+def is_queued_prompt(entry: Entry) -> bool:
+    """Whether `entry` is a prompt the person queued while Claude worked, which 2.1.332's
+    rewind picker lists as a row of its own (tests/claude/test_picker.py)."""
+    attached = entry.get("attachment")
+    if type(attached) is not dict or entry.get("isSidechain") is True:
+        return False
+    origin = attached.get("origin")
+    typed = attached.get("type") == "queued_command" and attached.get("commandMode") == "prompt"
+    human = type(origin) is dict and origin.get("kind") == "human"
+    return typed and human and attached.get("isMeta") is not True
+
+
+def _fill_queued_prompt(node: Node, entry: Entry, policy: TextPolicy) -> None:
+    """A queued prompt is a stop: its text counts as prompt text of its own, its quote is
+    the first line of what was queued, as for a typed prompt."""
+    get = entry.get
+    node.timestamp = _str(get("timestamp")) or ""
+    node.session_id = _interned(get("sessionId"))
+    node.cwd = _interned(get("cwd"))
+    node.git_branch = _interned(get("gitBranch"))
+    node.is_prompt = True
+    attached = get("attachment")
+    blocks = _blocks(attached.get("prompt") if type(attached) is dict else None)
+    _count(node, blocks, "prompt", policy)
+    _mark_prompt(node, blocks)
 
 
 def _fill_attachment(node: Node, entry: Entry, policy: TextPolicy) -> None:
@@ -204,11 +234,7 @@ def _fill_message(node: Node, entry: Entry, policy: TextPolicy) -> None:
         category = "injected"
     else:
         category = "prompt"
-    counted: list[str] = []
-    for block in blocks:
-        _take(node, block, category, policy, counted)
-    if counted:
-        node.text = " ".join(counted)
+    _count(node, blocks, category, policy)
     if node.kind == "assistant":
         _fill_assistant(node, entry, message)
     else:
@@ -216,13 +242,22 @@ def _fill_message(node: Node, entry: Entry, policy: TextPolicy) -> None:
         node.is_prompt = is_prompt(entry, blocks)
         if node.is_prompt:
             node.git_branch = _interned(entry.get("gitBranch"))  # events compare stops only
-            texts = _texts(blocks)
-            node.quote, node.raw_quote = shown(texts), raw(texts)
             _mark_prompt(node, blocks)
 
 
+def _count(node: Node, blocks: list[dict[str, Any]], category: str, policy: TextPolicy) -> None:
+    counted: list[str] = []
+    for block in blocks:
+        _take(node, block, category, policy, counted)
+    if counted:
+        node.text = " ".join(counted)
+
+
 def _mark_prompt(node: Node, blocks: list[dict[str, Any]]) -> None:
-    """A prompt's cues (core/cues.py), from its text up to the quote's reading cap."""
+    """A prompt's quote (core/quote.py) and cues (core/cues.py), from its text up to the
+    quote's reading cap."""
+    texts = _texts(blocks)
+    node.quote, node.raw_quote = shown(texts), raw(texts)
     text = " ".join(
         _cut(block.get("text"), QUOTE_CHARS * 16) for block in blocks if block.get("type") == "text"
     )

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -15,7 +16,7 @@ from tests.claude.fake_api import FakeApi, Reply, Request
 from tests.claude.requests import compare, newest_prompt_uuid, unpaired
 from tests.claude.sessions import made, place_chain
 from tests.cut_kit import age
-from tests.unit.builders import Chain
+from tests.unit.builders import Chain, attachment
 
 SUMMARY = "KEEPD-SUMMARY: the parser and the database work, done and committed."
 NEXT = "Next prompt after the cut"
@@ -131,3 +132,32 @@ def test_summarize_gives_its_claude_no_tools(world: World, fake_api: FakeApi) ->
     world.print_turn(NEXT, resume=session_id)
     texts = check_request(world, fake_api, path)
     assert SUMMARY in texts[0]
+
+
+QUEUED = "Queued while it worked: also rename the frobnicator"
+
+
+@pytest.mark.parametrize("at", ["queued", "before"])
+def test_a_cut_keeps_a_queued_prompt(at: str, world: World, fake_api: FakeApi) -> None:
+    """A prompt queued while Claude worked (a `queued_command` attachment) is a stop; a cut
+    there or before it keeps it, and the resumed request is the context keepd promised."""
+    chain: Chain = made(8)
+    call = chain.tool_call("grep -rn frobnicator src", "src/frob.py:3: frobnicator")
+    queued: dict[str, Any] = {"commandMode": "prompt", "origin": {"kind": "human"}}
+    uuid = "q0000000-0000-4000-8000-000000000001"
+    chain.add(attachment(uuid, call, "queued_command", prompt=QUEUED, **queued))
+    chain.reply("Renamed the frobnicator too.", context=60_000)
+    session_id = place_chain(world, chain)
+    path = world.transcript(session_id)
+    age(path)
+    stops = world.report(session_id)["stops"]
+    index = next(i for i, s in enumerate(stops) if s["quote"] == QUEUED)
+    stop = stops[index if at == "queued" else index - 1]
+    world.keepd("cut", session_id, "--at", stop["uuid"], "--no-summary")
+    resume_once(world, fake_api, session_id)
+    texts = check_request(world, fake_api, path)
+    joined = "\n".join(fake_api.conversation()[-1].texts())
+    assert QUEUED in joined, "the queued prompt is kept"
+    prompts = [text for text in texts if text.startswith("Prompt ")]
+    assert prompts == ([] if at == "queued" else [stop["quote_raw"]])
+    assert texts[-2:] == ["Renamed the frobnicator too.", NEXT]

@@ -19,23 +19,11 @@ from tests.conftest import SHARED
 CORPUS = SHARED / "corpus" / "sessions"
 
 
-# Sessions with prompts queued while Claude worked (`attachment` lines of type
-# `queued_command`, `commandMode: "prompt"`, `origin.kind: "human"`): the picker lists them,
-# keepd's reader does not make them stops yet.
-QUEUED = {
-    "Esdeveniments__esdeveniments-frontend__08_d4a731985108_0_full.jsonl",
-    "ebridges__wakil__8V_01M039H7ZNMZ1B9XCQH5HCX18V_0_full.jsonl",
-    "flop-labs__technocore-chat__0V_01KZXV7XM5EW6P4TW5GVW90Y0V_0_full.jsonl",
-}
-
-
-def _corpus() -> list[Any]:
+def _corpus() -> list[str]:
     """Main corpus sessions (sub-agent files are not sessions of their own), by name."""
     if not CORPUS.is_dir():
         return []
-    names = sorted(p.name for p in CORPUS.glob("*.jsonl") if "agent-" not in p.name)
-    queued = pytest.mark.xfail(strict=True, reason="queued prompts are picker entries, not stops")
-    return [pytest.param(name, marks=[queued] if name in QUEUED else []) for name in names]
+    return sorted(p.name for p in CORPUS.glob("*.jsonl") if "agent-" not in p.name)
 
 
 def follow(ui: Tmux, steps: dict[str, Any]) -> picker.Window:
