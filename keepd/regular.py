@@ -82,8 +82,16 @@ def chunks(path: str | Path, limit: int = MAX_SESSION_BYTES) -> Iterator[bytes]:
 
 
 def read_range(fd: int, start: int, length: int) -> bytes:
-    """At most `length` bytes from `start` (fewer if the file is shorter)."""
-    parts: list[bytes] = []
+    """At most `length` bytes from `start` (fewer if the file is shorter).
+
+    One read for the whole range: reading in pieces and joining them copied every session
+    twice (1.0 ms of 6.2 for a 1.1 MB file, a sixth of `keepd report`'s analysis).
+    """
+    first = os.pread(fd, length, start) if length > 0 else b""
+    if len(first) in (0, length):
+        return first
+    parts = [first]  # a short read (the kernel caps one read near 2 GiB): go on from there
+    start, length = start + len(first), length - len(first)
     while length > 0:
         piece = os.pread(fd, min(length, CHUNK), start)
         if not piece:

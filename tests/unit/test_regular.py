@@ -12,7 +12,14 @@ import pytest
 from keepd.api import analyse_file
 from keepd.errors import NotASessionError, UnreadableError
 from keepd.paths import example_session
-from keepd.regular import NotAFileError, TooLargeError, chunks, read_regular
+from keepd.regular import (
+    NotAFileError,
+    TooLargeError,
+    chunks,
+    open_regular,
+    read_range,
+    read_regular,
+)
 
 
 def test_a_fifo_is_refused_without_waiting_for_a_writer(tmp_path: Path) -> None:
@@ -62,3 +69,14 @@ def test_whole_history_reads_through_the_same_checks(tmp_path: Path) -> None:
     with pytest.raises(UnreadableError, match="a FIFO"):
         analyse_file(fifo, whole=True)
     assert analyse_file(example_session(), whole=True).messages > 0
+
+
+def test_a_range_reads_whole_or_what_is_left_of_a_shrunk_file(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(b"x" * 3_000_000)
+    with open_regular(path) as (fd, info):
+        assert read_range(fd, 0, info.st_size) == b"x" * 3_000_000
+        assert read_range(fd, 2_999_000, 5_000) == b"x" * 1_000  # past the end: what is there
+        os.truncate(path, 1_000)
+        assert read_range(fd, 0, info.st_size) == b"x" * 1_000
+        assert read_range(fd, 0, 0) == b""
