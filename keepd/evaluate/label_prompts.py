@@ -15,38 +15,28 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-import orjson
-
 from keepd.api import analyse_file
+from keepd.cut.load import raw_entries
 
 CAP = 700
 
 
 def prompt_lines(path: Path) -> list[str]:
     """The brief's lines for one session file, oldest stop first."""
-    raw = _raw_entries(path.read_bytes())
+    stops = analyse_file(path, whole=True).stops
+    raw = raw_entries(path.read_bytes(), {stop.uuid for stop in stops})
     lines: list[str] = []
     previous: datetime | None = None
-    for k, stop in enumerate(analyse_file(path, whole=True).stops):
-        entry = raw.get(stop.uuid, {})
+    for k, stop in enumerate(stops):
+        found = raw.get(stop.uuid)
+        entry = found.entry if found else {}
         when = _time(entry.get("timestamp"))
         gap = "-" if previous is None or when is None else _minutes(when, previous)
         previous = when or previous
         branch = entry.get("gitBranch") or "-"
-        lines.append(f"[{k}] (+{gap} min, branch {branch}) {_text(entry)[:CAP]}")
+        text = " ".join(_text(found.blocks if found else []).split())
+        lines.append(f"[{k}] (+{gap} min, branch {branch}) {text[:CAP]}")
     return lines
-
-
-def _raw_entries(data: bytes) -> dict[str, dict[str, Any]]:
-    entries: dict[str, dict[str, Any]] = {}
-    for line in data.splitlines():
-        try:
-            entry = orjson.loads(line)
-        except orjson.JSONDecodeError:
-            continue
-        if isinstance(entry, dict) and isinstance(entry.get("uuid"), str):
-            entries[entry["uuid"]] = entry
-    return entries
 
 
 def _time(value: object) -> datetime | None:
@@ -62,16 +52,8 @@ def _minutes(later: datetime, earlier: datetime) -> str:
     return f"{(later - earlier).total_seconds() / 60:.0f}"
 
 
-def _text(entry: dict[str, Any]) -> str:
-    message = entry.get("message")
-    content = message.get("content") if isinstance(message, dict) else None
-    if isinstance(content, list):
-        content = " ".join(
-            str(block.get("text", ""))
-            for block in content
-            if isinstance(block, dict) and block.get("type") == "text"
-        )
-    return " ".join(str(content or "").split())
+def _text(blocks: list[dict[str, Any]]) -> str:
+    return " ".join(str(block.get("text", "")) for block in blocks if block.get("type") == "text")
 
 
 def main(argv: list[str] | None = None) -> int:
