@@ -63,6 +63,8 @@ def context_start(data: bytes) -> ContextStart:
         if entry is not None and _is_boundary(entry):
             if entry.get("isSidechain") is True or entry.get("uuid") is None:
                 return ContextStart()
+            if data.find(b'"uuid":"%s"' % str(entry["uuid"]).encode(), 0, start) >= 0:
+                return ContextStart()  # a boundary written twice: the whole read decides
             kept = _preserved_lines(data, start, entry.get("compactMetadata"), reader)
             return ContextStart() if kept is None else ContextStart(start, kept)
         end = start
