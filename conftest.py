@@ -1,6 +1,6 @@
 """Collection set-up: the evaluation's doctests run only where its extra is installed.
 
-`keepd/evaluate/` imports nltk and ruptures (`pip install -e ".[eval]"`); the README's test
+`evaluation/` imports nltk and ruptures (`pip install -e ".[eval]"`); the README's test
 command installs `.[test]` alone, so without the extra those modules are left out of doctest
 collection rather than failing it. The evaluation's own test skips likewise.
 """
@@ -14,4 +14,4 @@ def _missing(*modules: str) -> bool:
     return any(importlib.util.find_spec(name) is None for name in modules)
 
 
-collect_ignore_glob = ["keepd/evaluate/*"] if _missing("nltk", "ruptures", "matplotlib") else []
+collect_ignore_glob = ["evaluation/*"] if _missing("nltk", "ruptures", "matplotlib") else []

@@ -2,6 +2,6 @@
 
 from __future__ import annotations
 
-from keepd.launch import main
+from keepd.cli.launch import main
 
 raise SystemExit(main())

@@ -13,7 +13,7 @@ from keepd.core.session import SessionState, read_current
 from keepd.core.tree import Scope
 from keepd.core.words import content_words
 from keepd.errors import NotASessionError, UnreadableError
-from keepd.regular import chunks, read_regular
+from keepd.system.regular import chunks, read_regular
 
 
 def analyse_file(

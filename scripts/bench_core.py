@@ -1,7 +1,7 @@
 """Benchmarks the core: cold analysis of the corpus against orjson parsing alone, per-append cost.
 
 Run: `python scripts/bench_core.py [--shared ../shared]`. Prints figures; asserts nothing. The
-measurements live in `keepd.evaluate.speed`, which `python -m keepd.evaluate.full` publishes.
+measurements live in `evaluation.speed`, which `python -m evaluation.full` publishes.
 """
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from keepd.evaluate.cases import find_shared
-from keepd.evaluate.speed import cold_corpus, cold_stages, machine, per_append
+from evaluation.cases import find_shared
+from evaluation.speed import cold_corpus, cold_stages, machine, per_append
 
 
 def main() -> None:

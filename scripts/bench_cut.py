@@ -17,9 +17,9 @@ import time
 from collections import Counter
 from pathlib import Path
 
+from evaluation.cases import find_shared
 from keepd.errors import KeepdError
-from keepd.evaluate.cases import find_shared
-from keepd.service import Service
+from keepd.ops.operations import Service
 
 PLACEMENTS = ("first", "last", "none", "empty")
 

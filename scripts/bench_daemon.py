@@ -27,8 +27,8 @@ from typing import Any
 
 import orjson
 
-from keepd.client import Client
 from keepd.daemon.registry import Registry
+from keepd.ops.client import Client
 from keepd.paths import example_session
 
 TICK = os.sysconf("SC_CLK_TCK")

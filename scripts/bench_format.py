@@ -16,8 +16,8 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-from keepd.evaluate.cases import find_shared
-from keepd.evaluate.speed import Cold, cold_files, machine
+from evaluation.cases import find_shared
+from evaluation.speed import Cold, cold_files, machine
 
 _VERSION = re.compile(rb'"version":"2\.1\.(\d+)"')
 _LISTED = re.compile(r"`([^`]+\.jsonl)`")

@@ -1,5 +1,5 @@
 """Benchmarks what a well-behaved client sees while hostile ones work on the daemon: the wall time
-of a `keepd.client` ping on a fresh connection (as `keepd status` makes), every 10 ms from a
+of a `keepd.ops.client` ping on a fresh connection (as `keepd status` makes), every 10 ms from a
 process of its own, under each condition of tests/integration/test_daemon_hostile.py, and how
 fast the daemon turns connections over at its budget.
 
@@ -102,7 +102,7 @@ def main() -> None:
     args = parser.parse_args()
     python = platform.python_version()
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {python}")
-    print("ping: keepd.client on a fresh connection every 10 ms; wall time per ping")
+    print("ping: keepd.ops.client on a fresh connection every 10 ms; wall time per ping")
     if not ensure_descriptors(1500):
         raise SystemExit("this process cannot hold 1,100 connections")
     with tempfile.TemporaryDirectory(prefix="kdbench", dir="/tmp") as temporary:

@@ -5,7 +5,7 @@ the median step between neighbouring stops of the same curve (measure.md). The s
 cues (core/cues.py, core/events.py) grade too: in the labelled sessions people call a new
 task where work was just finished and the session paused or changed branch far more often
 than where the words peak. Each zone says why it has its grade (`Zone.reasons`). The
-constants were chosen on calibration data with `python -m keepd.evaluate` (docs/EVALUATION.md
+constants were chosen on calibration data with `python -m evaluation` (docs/EVALUATION.md
 names the data behind each).
 """
 
@@ -39,7 +39,7 @@ FALLING_MARK = "▔▔▁"
 
 @dataclass(frozen=True, slots=True)
 class Tuning:
-    """The constants of grading, calibrated in `keepd.evaluate` (docs/measure.md, "Grading")."""
+    """The constants of grading, calibrated by the evaluation (docs/measure.md, "Grading")."""
 
     clear: float = 6.0
     subtopic: float = 4.0

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import orjson
 
-from keepd.atomic import make_folder
 from keepd.paths import cuts_dir
+from keepd.system.atomic import make_folder
 
 _NUMBERED = re.compile(r"(\d{4,})\.json")
 

@@ -14,9 +14,9 @@ from keepd.core.analysis import Analysis, analyse_state
 from keepd.core.session import SessionState
 from keepd.core.tree import Branch, Scope
 from keepd.cut.model import Snapshot
-from keepd.discover import is_sidechain_file
 from keepd.errors import NotASessionError, SessionBusyError, UnreadableError, UsageError
 from keepd.paths import example_session
+from keepd.system.discover import is_sidechain_file
 
 if TYPE_CHECKING:
     from keepd.core.curve import FloatArray

@@ -11,11 +11,11 @@ from pathlib import Path
 
 import orjson
 
-from keepd.atomic import make_folder
 from keepd.cut.model import Snapshot
 from keepd.errors import LockedError, SessionBusyError, SessionChangedError
 from keepd.paths import claude_roots
-from keepd.procs import pid_alive
+from keepd.system.atomic import make_folder
+from keepd.system.procs import pid_alive
 
 RECENT_SECONDS = 60.0
 _HASH_CHUNK = 1 << 20

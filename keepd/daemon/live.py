@@ -10,15 +10,15 @@ from typing import TYPE_CHECKING
 
 from keepd._version import __version__
 from keepd.daemon.state import until
-from keepd.overview import ControlResult, SessionInfo, StatusInfo
+from keepd.ops.overview import ControlResult, SessionInfo, StatusInfo
 
 if TYPE_CHECKING:
+    from keepd.claude.glance import Glance
     from keepd.core.analysis import Analysis
     from keepd.daemon.alerts import Alerts
     from keepd.daemon.follow import Follower
     from keepd.daemon.registry import Followed, Registry
     from keepd.daemon.state import Memory
-    from keepd.glance import Glance
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,7 +107,7 @@ class Live:
         """A fresh analysis of the session's file; touches no registry state, so that the
         socket can run it in a thread (a big file must not hold up the loop)."""
         from keepd.api import analyse_file
-        from keepd.discover import resolve
+        from keepd.system.discover import resolve
 
         return analyse_file(resolve(name).path, window=self.registry.window)
 
@@ -115,7 +115,7 @@ class Live:
         followed = self.registry.find(name)
         if followed is not None:
             return followed.session_id
-        from keepd.discover import resolve
+        from keepd.system.discover import resolve
 
         return resolve(name).path.stem
 
@@ -151,8 +151,8 @@ class Live:
 
     def glance(self, session_id: str, path: str | None = None) -> Glance:
         """What the last analysis of the session found; `known` false if it is not followed."""
+        from keepd.claude.glance import Glance
         from keepd.daemon.glance import find, glance_of
-        from keepd.glance import Glance
 
         followed = find(self.registry, session_id, path)
         if followed is None:

@@ -7,9 +7,9 @@ import os
 import sys
 from pathlib import Path
 
-from keepd.atomic import make_folder
 from keepd.config import LogConfig
 from keepd.paths import log_file
+from keepd.system.atomic import make_folder
 
 FORMAT = "%(levelname)s %(name)s: %(message)s"
 FILE_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"

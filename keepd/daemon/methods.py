@@ -8,10 +8,10 @@ from typing import TYPE_CHECKING, Any
 
 from keepd._version import __version__
 from keepd.errors import ProtocolError
-from keepd.protocol import METHODS, VERSION
+from keepd.ops.protocol import METHODS, VERSION
 
 if TYPE_CHECKING:
-    from keepd.service import Service
+    from keepd.ops.operations import Service
 
 Params = dict[str, Any]
 

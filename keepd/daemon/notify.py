@@ -92,7 +92,7 @@ class DesktopSender:
     async def send(self, notice: Notice) -> bool:
         from desktop_notifier import Button, DesktopNotifier, Icon, Urgency
 
-        from keepd.icons import png_icon
+        from keepd.data.icons import png_icon
 
         if self._notifier is None:
             logging.getLogger("desktop_notifier.backends.base").addFilter(self._reason)

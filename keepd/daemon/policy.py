@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from keepd.core.steps import instruction
-from keepd.overview import short_project
+from keepd.ops.overview import short_project
 
 if TYPE_CHECKING:
     from keepd.config import NotifyConfig

@@ -24,10 +24,10 @@ from keepd.core.analysis import Analysis, analyse_state
 from keepd.core.session import SessionState, read_current
 from keepd.core.tree import Scope
 from keepd.daemon.tail import Chunk, Tail
-from keepd.discover import is_sidechain_file
 from keepd.errors import AmbiguousSessionError
-from keepd.overview import SessionInfo, pick_fields
-from keepd.procs import pid_alive
+from keepd.ops.overview import SessionInfo, pick_fields
+from keepd.system.discover import is_sidechain_file
+from keepd.system.procs import pid_alive
 
 log = logging.getLogger(__name__)
 Clock = Callable[[], float]

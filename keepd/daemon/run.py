@@ -16,7 +16,6 @@ from collections.abc import Coroutine
 from pathlib import Path
 from typing import IO, Any
 
-from keepd.atomic import make_folder
 from keepd.config import Config, load_config
 from keepd.daemon import systemd
 from keepd.daemon.alerts import Alerts
@@ -32,8 +31,9 @@ from keepd.daemon.server import Server, bind_socket
 from keepd.daemon.state import StateFile, load_memory, until
 from keepd.daemon.watch import Want, Watcher
 from keepd.errors import AlreadyRunningError, ConfigError, DaemonError, KeepdError
+from keepd.ops.operations import Service
 from keepd.paths import claude_roots, config_file, daemon_state_file, lock_path, socket_path
-from keepd.service import Service
+from keepd.system.atomic import make_folder
 
 log = logging.getLogger(__name__)
 HEAP_SECONDS = 10.0

@@ -24,11 +24,11 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from keepd.atomic import make_folder
 from keepd.daemon.clients import Connection, StreamProtocol, peer_uid, socket_of, unread
 from keepd.daemon.descriptors import connection_budget
 from keepd.errors import KeepdError, ProtocolError
-from keepd.protocol import Reply, decode_request, encode_reply, error_reply, request_id
+from keepd.ops.protocol import Reply, decode_request, encode_reply, error_reply, request_id
+from keepd.system.atomic import make_folder
 
 log = logging.getLogger(__name__)
 Handler = Callable[[str, dict[str, Any]], Awaitable[Any]]

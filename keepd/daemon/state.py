@@ -16,8 +16,8 @@ from typing import Any
 
 import orjson
 
-from keepd.atomic import replace_file
 from keepd.errors import UsageError
+from keepd.system.atomic import replace_file
 
 log = logging.getLogger(__name__)
 FORMAT = 1

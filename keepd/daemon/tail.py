@@ -24,7 +24,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from keepd.regular import open_regular, read_range
+from keepd.system.regular import open_regular, read_range
 
 MARK_BYTES = 64
 READ_LIMIT = 8 << 20

@@ -97,7 +97,7 @@ def stored_cut(store: Store, session_id: str | None, cut: str | None) -> str | N
 
 def current_session(cwd: Path | None = None) -> str | None:
     """The newest session of the working directory's project (keepd's discovery), or None."""
-    from keepd.discover import resolve
+    from keepd.system.discover import resolve
 
     try:
         found = resolve(None, cwd=cwd)

@@ -14,10 +14,10 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from keepd.atomic import make_folder
 from keepd.errors import NothingStoredError, NotRecalledError, RecallError
 from keepd.paths import recall_db
 from keepd.recall.text import Dropped
+from keepd.system.atomic import make_folder
 
 log = logging.getLogger(__name__)
 SCHEMA_VERSION = 1

@@ -7,16 +7,16 @@ import re
 from pathlib import Path
 
 from keepd._version import __version__
-from keepd.atomic import replace_file
 from keepd.core.analysis import Analysis, BlockInfo, Stop
 from keepd.core.events import Event
 from keepd.core.grade import FALLING_MARK
-from keepd.icons import favicon_uri
+from keepd.data.icons import favicon_uri
 from keepd.report.instructions import block_start, short, summary_instructions
 from keepd.report.legend import EVENT_WORDS, FALLING_WORDS, GRADE_WORDS, plain_words
 from keepd.report.note_assets import SCRIPT, STYLE, content_security_policy
 from keepd.report.svg import bar_svg, curve_svg, esc, frame_of, shape_text
 from keepd.report.terminal import keystrokes
+from keepd.system.atomic import replace_file
 
 TABLE_QUOTE = 150
 _SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from keepd.install.checks import TESTED_VERSIONS
+from keepd.login.checks import TESTED_VERSIONS
 
 DEFAULT_VERSION = TESTED_VERSIONS[-1]  # what `keepd doctor` calls tested is what CI runs
 PACKAGE = "@anthropic-ai/claude-code"

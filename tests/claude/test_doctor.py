@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from keepd.install.checks import TESTED_VERSIONS
+from keepd.login.checks import TESTED_VERSIONS
 from tests.claude.client import World
 from tests.claude.fake_api import FakeApi, Reply
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from keepd.hooks import instructions_for
+from keepd.claude.hooks import instructions_for
 from tests.claude.client import World
 from tests.claude.fake_api import FakeApi, Reply
 from tests.claude.sessions import made, place_chain

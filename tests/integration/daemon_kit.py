@@ -21,9 +21,9 @@ from typing import Any
 import orjson
 import pytest
 
-from keepd.client import Client
+from keepd.ops.client import Client
+from keepd.ops.operations import Service
 from keepd.paths import example_session, project_slug
-from keepd.service import Service
 
 HERE = Path(__file__).resolve().parent
 EXAMPLE_ID = "2bcaea32-dfa9-5e36-a665-ace49ee0d851"

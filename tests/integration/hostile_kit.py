@@ -1,5 +1,5 @@
 """Hostile clients of a real daemon, and the probe that times what a well-behaved one sees: a
-`keepd.client.Client` ping on a fresh connection, as `keepd status` or the status line makes."""
+`keepd.ops.client.Client` ping on a fresh connection, as `keepd status` or the status line makes."""
 
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from keepd.client import Client, connect
 from keepd.errors import KeepdError
+from keepd.ops.client import Client, connect
 
 
 @dataclass

@@ -9,7 +9,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from keepd.cli import main
+from keepd.cli.main import main
 from keepd.paths import example_session, project_slug
 
 

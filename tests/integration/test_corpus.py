@@ -9,7 +9,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from keepd.cli import main
+from keepd.cli.main import main
 
 
 @pytest.mark.parametrize("whole", [False, True], ids=["current", "whole"])
@@ -39,7 +39,7 @@ def test_several_sessions_give_a_json_array(
 
 def test_installed_command_reports_a_corpus_file(corpus_sessions: list[Path]) -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "keepd.cli", "report", str(corpus_sessions[0])],
+        [sys.executable, "-m", "keepd.cli.main", "report", str(corpus_sessions[0])],
         capture_output=True,
         text=True,
         check=False,
@@ -50,6 +50,6 @@ def test_installed_command_reports_a_corpus_file(corpus_sessions: list[Path]) ->
 
 
 def test_evaluation_runs_on_a_tiny_subset(shared: Path) -> None:
-    from keepd.evaluate.__main__ import main as evaluate
+    from evaluation.__main__ import main as evaluate
 
     assert evaluate(["--shared", str(shared), "--count", "3"]) == 0

@@ -10,12 +10,12 @@ import orjson
 import pytest
 
 from keepd.api import load_state
-from keepd.cli import main
+from keepd.cli.main import main
 from keepd.core.tree import Scope
 from keepd.cut.model import CutOutcome, Placement
 from keepd.errors import SessionBusyError, SessionChangedError, UnsafeCutError, UsageError
+from keepd.ops.operations import Service
 from keepd.paths import example_session, project_slug
-from keepd.service import Service
 from tests.cut_kit import (
     age,
     context,

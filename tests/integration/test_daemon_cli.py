@@ -14,8 +14,8 @@ from typing import Any
 import orjson
 import pytest
 
-from keepd.cli import main
-from keepd.cli_daemon import IN_PROCESS
+from keepd.cli.daemon import IN_PROCESS
+from keepd.cli.main import main
 from keepd.paths import daemon_state_file, example_session, project_slug
 from tests.integration.daemon_kit import (
     EXAMPLE_ID,

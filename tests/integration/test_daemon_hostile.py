@@ -13,8 +13,8 @@ from pathlib import Path
 import orjson
 import pytest
 
-from keepd.client import Client
 from keepd.errors import RemoteError
+from keepd.ops.client import Client
 from tests.integration.daemon_kit import (
     Daemon,
     append,

@@ -15,7 +15,7 @@ from typing import Any
 import orjson
 import pytest
 
-from keepd.client import connect as connect_to
+from keepd.ops.client import connect as connect_to
 from tests.integration.daemon_kit import (
     Daemon,
     append,
@@ -149,7 +149,7 @@ def test_a_silent_client_times_out_and_blocks_nobody(daemon: tuple[Daemon, Path]
 
 def test_many_clients_at_once(daemon: tuple[Daemon, Path]) -> None:
     """200 clients, 48 at a time, while the session grows: every one is answered (a `busy`
-    reply, well-formed, asks it to come back, as `keepd.client` does)."""
+    reply, well-formed, asks it to come back, as `keepd.ops.client` does)."""
     live, path = daemon
     name = str(path).encode()
     busy: list[int] = []

@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from keepd.install import checks
-from keepd.install.checks import FAIL, OK, SKIP, WARN
+from keepd.login import checks
+from keepd.login.checks import FAIL, OK, SKIP, WARN
 from keepd.paths import config_file, notes_dir, project_slug
 from tests.integration.daemon_kit import (
     EXAMPLE_ID,

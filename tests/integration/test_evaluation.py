@@ -38,8 +38,8 @@ METHODS = (
 def test_full_evaluation_on_a_tiny_subset(shared: Path, tmp_path: Path) -> None:
     for module in ("nltk", "ruptures", "matplotlib"):
         pytest.importorskip(module, reason='needs pip install -e ".[eval]"')
-    from keepd.evaluate.document import FIGURES
-    from keepd.evaluate.full import main
+    from evaluation.document import FIGURES
+    from evaluation.full import main
 
     assert main(["--shared", str(shared), "--tiny", "--out", str(tmp_path)]) == 0
     text = (tmp_path / "EVALUATION.md").read_text(encoding="utf-8")

@@ -10,10 +10,10 @@ import subprocess
 import sys
 
 from keepd.api import analyse_texts
-from keepd.icons import SIZES, favicon_uri, png_icon, svg_icon, theme_files
-from keepd.install import ops
-from keepd.install.render import Extras
-from keepd.install.systemd import Systemd
+from keepd.data.icons import SIZES, favicon_uri, png_icon, svg_icon, theme_files
+from keepd.login import ops
+from keepd.login.render import Extras
+from keepd.login.systemd import Systemd
 from keepd.paths import data_dir
 from keepd.report.note import render_note
 from tests.integration.test_service_install import KEEPD, Recorder

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from keepd.api import analyse_file
-from keepd.cli import main
+from keepd.cli.main import main
 from keepd.core.analysis import Analysis
 from keepd.paths import example_session
 from keepd.report.note import note_name, write_note
@@ -179,6 +179,6 @@ def test_report_json_writes_no_note(private_home: Path) -> None:
 
 
 def test_quick_commands_do_not_import_numpy() -> None:
-    code = "import sys, keepd.cli; keepd.cli._parser(); print('numpy' in sys.modules)"
+    code = "import sys, keepd.cli.main; keepd.cli.main._parser(); print('numpy' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"

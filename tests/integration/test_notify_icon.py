@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from keepd.icons import png_icon
+from keepd.data.icons import png_icon
 from tests.integration.daemon_kit import (
     PrivateBus,
     append,

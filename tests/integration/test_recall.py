@@ -12,13 +12,13 @@ from pathlib import Path
 import orjson
 import pytest
 
-from keepd.cli import main
+from keepd.cli.main import main
 from keepd.cut.model import Placement
 from keepd.cut.summary import RECALL_LINE
+from keepd.ops.operations import Service
 from keepd.paths import example_session, project_slug, recall_db, recall_dir
 from keepd.recall.store import Store
 from keepd.recall.text import render
-from keepd.service import Service
 from tests.cut_kit import by_uuid, entries, quiet_copy
 
 EXAMPLE_ID = "2bcaea32-dfa9-5e36-a665-ace49ee0d851"

@@ -15,10 +15,10 @@ import pytest
 
 from keepd.api import load_state
 from keepd.core.tree import Scope
+from keepd.ops.operations import Service
 from keepd.paths import recall_db
 from keepd.recall.search import search
 from keepd.recall.store import Cut, Store
-from keepd.service import Service
 from tests.integration.daemon_kit import (
     Daemon,
     Tree,

@@ -16,10 +16,10 @@ from typing import Any
 import orjson
 import pytest
 
+from keepd.claude.mcp_server import SEARCH_CHARS
+from keepd.ops.operations import Service
 from keepd.paths import example_session, project_slug
-from keepd.recall.mcp_server import SEARCH_CHARS
 from keepd.recall.text import render
-from keepd.service import Service
 from tests.cut_kit import by_uuid, quiet_copy
 
 pytest.importorskip("mcp.server.mcpserver", reason="keepd[mcp] is not installed")
@@ -182,7 +182,7 @@ def test_bad_arguments_are_tool_errors(server: Rpc) -> None:
 def test_an_empty_store_does_not_send_the_model_to_session_all(tmp_path: Path) -> None:
     from mcp.server.mcpserver.exceptions import ToolError
 
-    from keepd.recall.mcp_server import search_text
+    from keepd.claude.mcp_server import search_text
 
     missing = tmp_path / "none.sqlite3"
     for session in (EXAMPLE_ID, "all"):

@@ -11,7 +11,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from keepd.cli import _parser, main
+from keepd.cli.main import _parser, main
 from keepd.paths import example_session, project_slug
 from tests.cut_kit import quiet_copy
 
@@ -30,7 +30,7 @@ def keepd(*args: str, stdin: int | None = subprocess.DEVNULL) -> subprocess.Comp
         [
             sys.executable,
             "-c",
-            "import sys; from keepd.launch import main; sys.exit(main())",
+            "import sys; from keepd.cli.launch import main; sys.exit(main())",
             *args,
         ],
         stdin=stdin,

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from keepd.client import Client
+from keepd.ops.client import Client
 from keepd.paths import project_slug
 from tests.integration.daemon_kit import (
     EXAMPLE_ID,

@@ -15,12 +15,12 @@ from pathlib import Path
 import pytest
 
 from keepd.errors import ServiceError
-from keepd.install import ops
-from keepd.install.actions import Done, Runner
-from keepd.install.command import Command
-from keepd.install.launchd import Launchd
-from keepd.install.render import Extras, machine_extras, render_service, systemd_quote
-from keepd.install.systemd import Systemd
+from keepd.login import ops
+from keepd.login.actions import Done, Runner
+from keepd.login.command import Command
+from keepd.login.launchd import Launchd
+from keepd.login.render import Extras, machine_extras, render_service, systemd_quote
+from keepd.login.systemd import Systemd
 from keepd.paths import launch_agents_dir, notes_dir, systemd_user_dir
 from tests.integration.daemon_kit import make_tree, running
 
@@ -211,7 +211,7 @@ def test_service_and_doctor_stay_light(tmp_path: Path) -> None:
     """The quick commands never import numpy, watchdog or the scheduler."""
     code = (
         "import sys\n"
-        "from keepd.cli import main\n"
+        "from keepd.cli.main import main\n"
         "codes = [main(['service', 'install', '--dry-run']), main(['service', 'status']),\n"
         "         main(['doctor', '--json'])]\n"
         "heavy = [m for m in ('numpy', 'watchdog', 'apscheduler') if m in sys.modules]\n"

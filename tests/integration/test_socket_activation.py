@@ -11,7 +11,7 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
-from keepd.client import Client
+from keepd.ops.client import Client
 from tests.integration.daemon_kit import Tree, make_tree, need, wait_until
 
 PASSED = (

@@ -16,9 +16,9 @@ from typing import Any
 
 import pytest
 
-from keepd.glance import Glance
-from keepd.protocol import Reply, decode_request, encode_reply
-from keepd.service import Service
+from keepd.claude.glance import Glance
+from keepd.ops.operations import Service
+from keepd.ops.protocol import Reply, decode_request, encode_reply
 from tests.integration.daemon_kit import (
     EXAMPLE_ID,
     Tree,

@@ -205,7 +205,8 @@ def pipx_like_keepd(manager: UserManager) -> tuple[Path | None, str]:
     _copy_runtime(site)
     script = venv / "bin" / "keepd"
     script.write_text(
-        f"#!{venv / 'bin' / 'python'}\nimport sys\nfrom keepd.cli import main\nsys.exit(main())\n"
+        f"#!{venv / 'bin' / 'python'}\nimport sys\n"
+        "from keepd.cli.main import main\nsys.exit(main())\n"
     )
     script.chmod(0o755)
     link = manager.home / ".local" / "bin" / "keepd"

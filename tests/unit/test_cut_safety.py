@@ -19,7 +19,7 @@ from keepd.cut.safety import (
     registered_pid,
 )
 from keepd.errors import LockedError, SessionBusyError, SessionChangedError
-from keepd.procs import pid_alive
+from keepd.system.procs import pid_alive
 from tests.cut_kit import age, holding_open, live_process, register
 
 

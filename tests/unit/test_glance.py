@@ -11,9 +11,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from keepd.errors import ProtocolError, RemoteError, SessionNotFoundError
-from keepd.glance import Glance, from_dict, from_summary
-from keepd.glance_io import (
+from keepd.claude.glance import Glance, from_dict, from_summary
+from keepd.claude.glance_io import (
     METHOD,
     REQUEST_ID,
     VERSION,
@@ -27,8 +26,8 @@ from keepd.glance_io import (
     socket_file,
     write_cached,
 )
-from keepd.paths import runtime_dir, socket_path
-from keepd.protocol import (
+from keepd.errors import ProtocolError, RemoteError, SessionNotFoundError
+from keepd.ops.protocol import (
     METHODS,
     REQUIRED,
     Reply,
@@ -36,7 +35,8 @@ from keepd.protocol import (
     encode_reply,
     error_reply,
 )
-from keepd.protocol import VERSION as PROTOCOL_VERSION
+from keepd.ops.protocol import VERSION as PROTOCOL_VERSION
+from keepd.paths import runtime_dir, socket_path
 
 SESSION = "2bcaea32-dfa9-5e36-a665-ace49ee0d851"
 SUMMARY = {

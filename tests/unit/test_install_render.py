@@ -12,9 +12,9 @@ import pytest
 
 from keepd.daemon.server import BACKLOG
 from keepd.errors import ServiceError
-from keepd.install import command as found
-from keepd.install.command import Command, command_problem, resolve_command
-from keepd.install.render import (
+from keepd.login import command as found
+from keepd.login.command import Command, command_problem, resolve_command
+from keepd.login.render import (
     PLIST,
     SERVICE,
     SOCKET,
@@ -116,7 +116,7 @@ def test_the_launchd_plist_parses_with_the_keys_launchd_needs(tmp_path: Path) ->
 def test_a_packaged_plist_names_no_home_of_the_build_machine(tmp_path: Path) -> None:
     """`keepd service files` (what Homebrew runs) writes generic files: launchd cannot expand
     ~ in a log path, so the keys are left out and the daemon logs to its own file."""
-    from keepd.cli import main
+    from keepd.cli.main import main
 
     assert main(["service", "files", str(tmp_path), "--manager", "launchd"]) == 0
     text = (tmp_path / "org.keepd.daemon.plist").read_text()

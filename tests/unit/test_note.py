@@ -15,7 +15,7 @@ import pytest
 
 from keepd.api import analyse_file, analyse_texts
 from keepd.core.analysis import Analysis, BlockInfo
-from keepd.icons import favicon_uri
+from keepd.data.icons import favicon_uri
 from keepd.paths import example_session
 from keepd.report.instructions import block_start, summary_instructions, word_groups
 from keepd.report.note import note_name, render_note, write_note, write_private

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from keepd.evaluate.piece_gold import piece_gold
+from evaluation.piece_gold import piece_gold
 
 # A join of two tails: the last piece is the tail t0..t2 of a session s0..s3, t0..t2.
 JOIN = ["a0", "a1", "t0", "t1", "t2"]

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from keepd.errors import KeepdError, ProtocolError, SessionNotFoundError
-from keepd.protocol import (
+from keepd.ops.protocol import (
     METHODS,
     REQUIRED,
     Reply,

@@ -12,7 +12,7 @@ import pytest
 from keepd.api import analyse_file
 from keepd.errors import NotASessionError, UnreadableError
 from keepd.paths import example_session
-from keepd.regular import (
+from keepd.system.regular import (
     NotAFileError,
     TooLargeError,
     chunks,

@@ -7,10 +7,10 @@ from typing import Any
 
 import numpy as np
 
+from evaluation.cases import Case
+from evaluation.score import Prepared, judge, judge_outranking, prepare
 from keepd.core.events import EVENTS, Event
 from keepd.core.grade import DEFAULT_TUNING, Grade, grade
-from keepd.evaluate.cases import Case
-from keepd.evaluate.score import Prepared, judge, judge_outranking, prepare
 from tests.unit.builders import Chain
 from tests.unit.test_grade import N, _curve, _falling, _frees, _peak
 

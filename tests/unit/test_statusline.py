@@ -11,8 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from keepd.launch import statusline_color
-from keepd.statusline import (
+from keepd.claude.statusline import (
     STDIN_SECONDS,
     Found,
     StatusInput,
@@ -21,6 +20,7 @@ from keepd.statusline import (
     read_input,
     render,
 )
+from keepd.cli.launch import statusline_color
 
 Glance = dict[str, object]
 PICKED: Glance = {

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from keepd.daemon.tail import Tail
-from keepd.regular import NotAFileError
+from keepd.system.regular import NotAFileError
 
 
 def _append(path: Path, data: bytes) -> None:

@@ -1,0 +1,158 @@
+"""`python -m evaluation`: builds stitched sessions from the corpus and prints the figures."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from evaluation import labels, replay, variants
+from evaluation.cases import (
+    CALIBRATION,
+    HELD_OUT,
+    Case,
+    corpus_sessions,
+    find_shared,
+    labelled_cases,
+    single_cases,
+)
+from evaluation.markdown import table
+from evaluation.piece_gold import piece_score
+from evaluation.score import (
+    Outcome,
+    Prepared,
+    clear_zone_count,
+    grading_of,
+    judge,
+    judge_outranking,
+    prepare,
+    summarise,
+)
+from keepd.core.grade import DEFAULT_TUNING, Grade
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m evaluation", description=__doc__)
+    parser.add_argument("--shared", type=Path, help="the shared folder (default: ../shared)")
+    parser.add_argument("--count", type=int, default=150, help="cross-project joins of two")
+    args = parser.parse_args(argv)
+    shared = args.shared or find_shared()
+    if shared is None:
+        print("evaluation: no ../shared corpus found (give --shared)", file=sys.stderr)
+        return 2
+    with tempfile.TemporaryDirectory(prefix="keepd-eval-") as folder:
+        out = Path(folder)
+        started = time.perf_counter()
+        read = {source: labels.load(shared, source.path) for source in labels.sources(shared)}
+        every_label = [case for found in read.values() for case in found]
+        for title, groups in (("calibration", CALIBRATION), ("held out", HELD_OUT)):
+            cases = {group.title: group.cases(shared, out, args.count) for group in groups}
+            if title == "calibration":
+                cases["labelled (--whole)"] = labelled_cases(shared)
+            prepared = {name: [prepare(case) for case in found] for name, found in cases.items()}
+            seeds = ", ".join(str(group.seed) for group in groups)
+            side = next((f for s, f in read.items() if s.held_out == (title != "calibration")), [])
+            print(f"{title} (seeds {seeds})\n")
+            print(_table(prepared, side))
+            print(f"\n{_outranking(prepared)}\n")
+            for group in groups:
+                misses = variants.join_misses(prepared[group.title], every_label)
+                print(f"{group.title}: {misses}")
+            print()
+            joins = {group.title: prepared[group.title] for group in groups}
+            if title == "calibration":
+                print(variants.variant_table(side, joins), "\n")
+                print(variants.cue_rates(side), "\n")
+            else:
+                print(f"checked once on held out:\n{variants.held_out_check(side, joins)}\n")
+        print(_labelled(read))
+        print(_replayed(shared, every_label))
+        print(_singles(single_cases(shared)))
+        print(f"\n{time.perf_counter() - started:.1f} s; tails 8-15 prompts per piece; seeds fixed")
+    return 0
+
+
+def _table(groups: dict[str, list[Prepared]], side: list[labels.Labelled]) -> str:
+    """Picks against the junction and against the piece-aware gold (`side`: the labels of
+    this side of the split)."""
+    lines = [
+        "| cases | n | pick at junction | within one stop | junction graded ●●● "
+        "| piece-aware gold: at / within one | gold moved | last piece unlabelled here |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for name, cases in groups.items():
+        outcomes: list[Outcome] = [judge(case, DEFAULT_TUNING) for case in cases]
+        s = summarise(outcomes)
+        row = f"| {name} | {s.cases} | {s.exact:.0%} | {s.within_one:.0%} | {s.clear_at_gold:.0%} "
+        if name.startswith("labelled"):
+            lines.append(row + "| - | - | - |")
+            lines += [_labelled_row(outcome) for outcome in outcomes]
+            continue
+        p = piece_score(cases, side)
+        lines.append(
+            row + f"| {p.exact:.0%} / {p.within_one:.0%} | {p.moved} | {p.unlabelled} |"
+        )
+    return "\n".join(lines)
+
+
+def _outranking(groups: dict[str, list[Prepared]]) -> str:
+    """Within one stop, were session events to outrank ●● zones (docs/measure.md, "Grading")."""
+    parts = []
+    for name, cases in groups.items():
+        variant = summarise([judge_outranking(case, DEFAULT_TUNING) for case in cases])
+        parts.append(f"{name} {variant.within_one:.0%}")
+    return "were events to outrank ●● zones, within one stop: " + "; ".join(parts)
+
+
+def _labelled_row(outcome: Outcome) -> str:
+    near = outcome.distance is not None and outcome.distance <= 1
+    return (
+        f"|  {outcome.case.name} | gold {outcome.gold} | pick {outcome.pick} "
+        f"| {'yes' if near else 'no'} | {outcome.grade or '-'} |"
+    )
+
+
+def _labelled(read: dict[labels.Source, list[labels.Labelled]]) -> str:
+    """The readers' boundaries: task switches, ●●● zones, the newest piece."""
+    parts = []
+    for source, found in read.items():
+        scores = [labels.score_session(case) for case in found]
+        words = [labels.score_words(case) for case in found]
+        role = "held out" if source.held_out else "calibration"
+        parts += [
+            f"{role}: readers' boundaries ({source.title}, {len(found)} sessions)\n",
+            table(labels.ROW_HEADERS, labels.session_rows(scores)),
+            "",
+            f"keepd: {labels.summarise(scores).line()}",
+            f"words and events alone: {labels.summarise(words).line()}",
+            "",
+        ]
+    return "\n".join(parts)
+
+
+def _replayed(shared: Path, labelled: list[labels.Labelled]) -> str:
+    """Every corpus session followed turn by turn through the daemon's notice policy."""
+    runs = [replay.replay(path) for path in corpus_sessions(shared)]
+    by_name = {case.name: case for case in labelled}
+    found = replay.rows(runs, by_name)
+    summary = replay.line(replay.summarise(runs, by_name))
+    return f"notices, replayed\n\n{table(replay.ROW_HEADERS, found)}\n\n{summary}\n"
+
+
+def _singles(cases: list[Case]) -> str:
+    prepared = [prepare(case) for case in cases]
+    counts = [clear_zone_count(p, DEFAULT_TUNING) for p in prepared]
+    picks = [grading_of(p).pick for p in prepared]
+    with_clear = sum(1 for n in counts if n)
+    by_event = sum(1 for pick in picks if pick is not None and pick.event is not None)
+    return (
+        f"unstitched sessions: {len(cases)}; with a {Grade.CLEAR.value} zone: {with_clear}; "
+        f"{Grade.CLEAR.value} zones in all: {sum(counts)}; with a pick: "
+        f"{sum(1 for pick in picks if pick is not None)} ({by_event} made by an event)"
+    )
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

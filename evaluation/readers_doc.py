@@ -1,0 +1,158 @@
+"""The sections of docs/EVALUATION.md on grades as people see them and on replayed notices."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from evaluation import labels, replay, variants
+from evaluation.labels import Labelled, Source
+from evaluation.markdown import table
+from evaluation.sessions import GroupCases
+from keepd.core.grade import DEFAULT_TUNING
+from keepd.daemon.policy import NEWEST
+
+
+def readers_section(read: dict[Source, list[Labelled]], groups: Sequence[GroupCases]) -> str:
+    calibration = next((found for s, found in read.items() if not s.held_out), [])
+    joins = {
+        group.title: group.cases for group in groups if not group.held_out and not group.independent
+    }
+    every = [case for found in read.values() for case in found]
+    parts = [
+        f"""## Grades as people see them
+
+Two readers, each alone, marked on the prompts of real sessions (with the minutes since the
+previous prompt and the git branch) every prompt where a new piece of work begins, as a
+*task* (a different goal) or a *step* (the same task goes on), and where the work still going
+on at the end began (*newest*). Calibration: `../shared/corpus/labels/boundaries.json`
+({len(calibration)} sessions); held out: `evaluation/data/held_out_labels.json`, labelled
+the same way and never used to choose anything. Only what both readers say is scored:
+a *task switch* is a stop both call a task (within one stop of each other), found when a ●●●
+zone lies within one stop of it; a ●●● zone is *off any boundary* when neither reader marked
+a stop within one of it; the pick is scored where both readers' newest agree within one stop
+(a newest of 0, one piece of work throughout: right when nothing is picked).
+
+Every curve covers the whole history, with the session's own events and cues.""",
+    ]
+    for source, found in read.items():
+        scores = [labels.score_session(case) for case in found]
+        words = [labels.score_words(case) for case in found]
+        role = "held out" if source.held_out else "calibration"
+        parts.append(
+            f"### {role}: {source.title}, {len(found)} sessions\n\n"
+            + table(labels.ROW_HEADERS, labels.session_rows(scores))
+            + f"\n\n- keepd: {labels.summarise(scores).line()}"
+            + "\n- the words and session events alone (before the cues): "
+            + labels.summarise(words).line()
+        )
+    held = next((found for s, found in read.items() if s.held_out), [])
+    held_joins = {
+        group.title: group.cases for group in groups if group.held_out and not group.independent
+    }
+    parts.append(
+        f"""### What each cue and pick rule adds (calibration)
+
+Each row runs keepd's grading with one cue taken out or another counted as if it were work
+finished, or with another rule for the pick among the zones keepd grades; the labels are the
+calibration readers', the joins the calibration joins (tails 8-15), each scored against the
+junction and against the piece-aware gold (from the calibration labels; "Sessions: keepd's
+pick"). Unless a row says otherwise, the words' own ●●● zones outrank the ●●● zones cues made.
+
+{variants.variant_table(calibration, joins)}
+
+The row chosen on this table is "{variants.CHOSEN}": the newest work begins at the latest
+clear change, whether the words or the cues make it clear (the words' ●●● outranked the cues'
+because the junction gold rewarded it: the words always change at a junction), and a long
+prompt is where people describe new work (the cue rates below). On calibration data it raises
+the piece-aware figure of every join group and the labelled pick, and lowers the junction
+figure. Checked once on held out:
+
+{variants.held_out_check(held, held_joins)}
+
+keepd's own grading is not changed to it: on held out the labelled figures do not move, and
+the joins' piece-aware figure falls because most of their last pieces are labelled on the
+calibration side only and keep the junction as gold. The joins need pieces drawn from each
+side's own labelled sessions before the held-out check can speak.
+
+How often each cue is present at the stops both readers call a task, at stops only marked
+otherwise (a step, or a task by one reader), and at stops nobody marked (calibration):
+
+{variants.cue_rates(calibration)}
+
+### Where the joins' missed picks land
+
+Against the junction gold: a join's last piece is a real session with task switches of its
+own, and the readers labelled every corpus session (both files), so a pick past the junction
+can be checked against them (the piece-aware gold counts the readers' newest as a hit):
+
+{_misses(groups, every)}"""
+    )
+    parts.append(_constants())
+    return "\n\n".join(parts)
+
+
+def _misses(groups: Sequence[GroupCases], every: Sequence[Labelled]) -> str:
+    return "\n".join(
+        f"- {group.label}: {variants.join_misses(group.cases, every)}."
+        for group in groups
+        if not group.independent
+    )
+
+
+def _constants() -> str:
+    t = DEFAULT_TUNING
+    rows = [
+        [
+            f"●●● / ●● / ● at {t.clear:g} / {t.subtopic:g} / {t.faint:g} wiggles; rise "
+            f"{t.clear_rise:g}; windows {t.ahead} / {t.behind}; rise weight {t.rise_weight:g}; "
+            f"kept power {t.kept_power:g}",
+            "the calibration joins (seeds 7, 11, 13), earlier sessions; the sweep below",
+        ],
+        [
+            f"floors: {t.min_kept_uses} word uses, {t.min_kept_share:.0%} of them, "
+            f"frees {t.min_frees:.0%}",
+            "the calibration joins",
+        ],
+        [
+            f"a pause is {t.pause_minutes:g} minutes or more before a prompt",
+            "the six sessions of corpus/labels/newest_piece.json, in earlier work",
+        ],
+        [
+            f"{t.cued_clear} cues (work finished, a session event) make ●●● alone; "
+            f"{t.cued_raise} cue next to a ●● zone raises it",
+            "boundaries.json and the calibration joins: the table of what each cue adds",
+        ],
+        [
+            f'the variant "{variants.CHOSEN}" (not keepd\'s rule: see above)',
+            "boundaries.json and the calibration joins, piece-aware gold",
+        ],
+        [
+            "work finished: git commit / push / merge, gh pr create / merge in a Bash call",
+            "the corpus's tool calls (the commands people's sessions run)",
+        ],
+        [
+            "the tie rule: a content-free prompt gives way to the next prompt within one wiggle",
+            "no constant of its own (the wiggle)",
+        ],
+        [
+            f"urgent notices skip the {NEWEST + 1} newest stops unless ●●● there",
+            "the replay of every corpus session below (no labels used)",
+        ],
+    ]
+    return "### Which data chose each constant\n\n" + table(["constant", "chosen on"], rows)
+
+
+def replay_section(runs: Sequence[replay.Replayed], labelled: Sequence[Labelled]) -> str:
+    by_name = {case.name: case for case in labelled}
+    return f"""## Notices, replayed
+
+Every corpus session followed as the daemon follows it, one turn at a time: after each turn
+(when the session is quiet) the daemon's own policy (`keepd.daemon.policy.decide`, default
+settings) runs on a compact session state with a clock set to the newest entry's time, and a
+notice sent is remembered as the daemon does. "stop" is the stop's position in the current
+context and how many picker entries lie below it; "at a task" says, for labelled sessions,
+whether a reader calls a stop within one of it a task.
+
+{table(replay.ROW_HEADERS, replay.rows(runs, by_name))}
+
+{replay.line(replay.summarise(runs, by_name))}."""

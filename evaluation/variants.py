@@ -1,0 +1,258 @@
+"""What each cue and pick rule adds: keepd's grading with one cue taken out or another counted
+in, or another rule for the pick, scored on the readers' labels and on the joins (against the
+junction and the piece-aware gold); and where a join's missed pick lands.
+
+A cue is counted in by treating it as work finished before the stop, and a pick rule chooses
+among the zones keepd grades, so every variant runs the one grading rule of core/grade.py.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Mapping, Sequence
+
+import numpy as np
+
+from evaluation import labels
+from evaluation.labels import Labelled
+from evaluation.markdown import percent, table
+from evaluation.piece_gold import piece_score
+from evaluation.score import Prepared, grading_of
+from keepd.core.cues import STARTS, StopCues
+from keepd.core.grade import DEFAULT_TUNING, Grade, Grading, Zone, grade, rises
+
+Variant = Callable[[Prepared], Grading]
+LONG_PROMPT = 20  # content words
+FRESH_SHARE = 0.6  # of the files the next three turns touch
+
+
+def _words_and_events(p: Prepared) -> Grading:
+    return grade(p.curve, p.frees, DEFAULT_TUNING, p.events)
+
+
+def _counting(extra: Callable[[Prepared], np.ndarray]) -> Variant:
+    def run(p: Prepared) -> Grading:
+        if p.cues is None:
+            return grading_of(p)
+        finished = p.cues.finished | np.asarray(extra(p), dtype=bool)
+        return grade(p.curve, p.frees, DEFAULT_TUNING, p.events, _with(p.cues, finished))
+
+    return run
+
+
+def _with(cues: StopCues, finished: np.ndarray) -> StopCues:
+    return dataclasses.replace(cues, finished=finished)
+
+
+def _without_finished(p: Prepared) -> Grading:
+    if p.cues is None:
+        return grading_of(p)
+    cues = _with(p.cues, np.zeros(len(p.cues), dtype=bool))
+    return grade(p.curve, p.frees, DEFAULT_TUNING, p.events, cues)
+
+
+def _without_events(p: Prepared) -> Grading:
+    return grade(p.curve, p.frees, DEFAULT_TUNING, None, p.cues)
+
+
+def _fresh(p: Prepared) -> np.ndarray:
+    return p.cues.fresh_share(3) >= FRESH_SHARE if p.cues is not None else np.zeros(0)
+
+
+def _starts(p: Prepared) -> np.ndarray:
+    if p.cues is None:
+        return np.zeros(0)
+    return ((p.cues.marks & STARTS) > 0) | p.cues.after_clear()
+
+
+def _long(p: Prepared) -> np.ndarray:
+    return p.prompt_uses >= LONG_PROMPT if p.prompt_uses is not None else np.zeros(0)
+
+
+def _numbers(p: Prepared) -> np.ndarray:
+    return p.cues.new_number if p.cues is not None else np.zeros(0)
+
+
+def _rising(p: Prepared) -> np.ndarray:
+    """Work finished counts only where the words also rise into the stop (`clear_rise`)."""
+    if p.cues is None:
+        return np.zeros(0)
+    rise = rises(p.curve, p.frees, DEFAULT_TUNING) >= DEFAULT_TUNING.clear_rise
+    return np.asarray(p.cues.finished & rise)
+
+
+def _only_rising(p: Prepared) -> Grading:
+    if p.cues is None:
+        return grading_of(p)
+    cues = _with(p.cues, _rising(p))
+    return grade(p.curve, p.frees, DEFAULT_TUNING, p.events, cues)
+
+
+def _tuned(**changes: int) -> Variant:
+    tuning = dataclasses.replace(DEFAULT_TUNING, **changes)
+    return lambda p: grade(p.curve, p.frees, tuning, p.events, p.cues)
+
+
+def _picking(rule: Callable[[list[Zone]], Zone], inner: Variant = grading_of) -> Variant:
+    """`inner`'s zones with another pick among its ●● and ●●● zones (events' picks kept)."""
+
+    def run(p: Prepared) -> Grading:
+        grading = inner(p)
+        strong = [z for z in grading.zones if z.grade.strength >= Grade.SUBTOPIC.strength]
+        if not strong or grading.pick is None or grading.pick.event is not None:
+            return grading
+        return dataclasses.replace(grading, pick=rule(strong))
+
+    return run
+
+
+def _latest(strong: list[Zone]) -> Zone:
+    """The latest zone of the strongest grade, whether words or cues made it so."""
+    top = max(zone.grade.strength for zone in strong)
+    return [zone for zone in strong if zone.grade.strength == top][-1]
+
+
+def _strongest(strong: list[Zone]) -> Zone:
+    """keepd's rank, then the highest multiple, then the latest."""
+    top = max((zone.grade.strength, not zone.cued) for zone in strong)
+    ranked = [zone for zone in strong if (zone.grade.strength, not zone.cued) == top]
+    return max(ranked, key=lambda zone: (zone.multiple, zone.best))
+
+
+CHOSEN = "latest ●●● (cues rank as words) + a long prompt"
+PICK_RULES: dict[str, Variant] = {
+    "pick: latest ●●● (cues rank as words)": _picking(_latest),
+    "pick: highest ●●● multiple": _picking(_strongest),
+    "finished counts only with a rise": _only_rising,
+    "2 cues next to a ●● zone raise it": _tuned(cued_raise=2),
+    "3 cues make ●●● alone": _tuned(cued_clear=3),
+    "latest ●●● (cues rank as words), 3 cues make ●●● alone": _picking(
+        _latest, _tuned(cued_clear=3)
+    ),
+    "latest ●●● (cues rank as words) + new files": _picking(_latest, _counting(_fresh)),
+    CHOSEN: _picking(_latest, _counting(_long)),
+}
+
+VARIANTS: dict[str, Variant] = {
+    "words and session events (before the cues)": _words_and_events,
+    "keepd: work finished and session events count": grading_of,
+    "without work finished": _without_finished,
+    "without session events as cues": _without_events,
+    f"+ new files ({FRESH_SHARE:.0%} of the next 3 turns')": _counting(_fresh),
+    "+ a prompt that starts work": _counting(_starts),
+    "+ a new issue or PR number": _counting(_numbers),
+    f"+ a long prompt ({LONG_PROMPT}+ content words)": _counting(_long),
+    **PICK_RULES,
+}
+
+
+def variant_table(
+    labelled: Sequence[Labelled],
+    joins: Mapping[str, Sequence[Prepared]],
+    chosen: Mapping[str, Variant] = VARIANTS,
+) -> str:
+    """Each variant on one side's labels and joins (the piece-aware gold from those labels)."""
+    rows = []
+    for name, variant in chosen.items():
+        s = labels.summarise(
+            [labels.score_grading(case, variant(case.prepared)) for case in labelled]
+        )
+        cells = [
+            f"{percent(j.junction_exact)} / {percent(j.junction_within_one)}; "
+            f"{percent(j.exact)} / {percent(j.within_one)}"
+            for j in (
+                piece_score(cases, labelled, [variant(case) for case in cases])
+                for cases in joins.values()
+            )
+        ]
+        rows.append(
+            [
+                name,
+                f"{s.found}/{s.switches} ({percent(s.found_share)})",
+                f"{s.clear - s.false_clear}/{s.clear} ({percent(s.clear_at_boundary)})",
+                f"{s.picks_near}/{s.sessions} ({percent(s.pick_share)})",
+                *cells,
+            ]
+        )
+    headers = [
+        "grading",
+        "task switches with ●●● within one",
+        "●●● at a reader boundary",
+        "pick within one of the newest",
+        *(f"{title}: junction; piece-aware (at / within one)" for title in joins),
+    ]
+    return table(headers, rows)
+
+
+def held_out_check(labelled: Sequence[Labelled], joins: Mapping[str, Sequence[Prepared]]) -> str:
+    """keepd and the variant chosen on calibration data, on the held-out labels and joins."""
+    return variant_table(labelled, joins, {"keepd": grading_of, CHOSEN: VARIANTS[CHOSEN]})
+
+
+def cue_rates(labelled: Sequence[Labelled]) -> str:
+    """How often each cue is present at stops both readers call a task, at other marked
+    stops, and at stops nobody marked."""
+    cues = {
+        "work finished (tool calls)": lambda p: p.cues.finished,
+        "a session event (branch, compaction, pause)": lambda p: p.events > 0,
+        f"new files ({FRESH_SHARE:.0%}+)": _fresh,
+        "a prompt that starts work": _starts,
+        "a new issue or PR number": _numbers,
+        f"a long prompt ({LONG_PROMPT}+ words)": _long,
+    }
+    kinds: dict[str, list[tuple[Labelled, int]]] = {
+        "task (both)": [],
+        "other marks": [],
+        "none": [],
+    }
+    for case in labelled:
+        tasks = {k for pair in case.task_switches() for k in pair}
+        marked = case.boundaries()
+        for k in range(len(case.prepared.curve)):
+            kind = "task (both)" if k in tasks else "other marks" if k in marked else "none"
+            kinds[kind].append((case, k))
+    rows = []
+    for name, read in cues.items():
+        cells = []
+        for stops in kinds.values():
+            hits = sum(1 for case, k in stops if bool(read(case.prepared)[k]))
+            cells.append(f"{hits}/{len(stops)} ({percent(hits / max(len(stops), 1))})")
+        rows.append([name, *cells])
+    return table(["cue", *(f"at {kind}" for kind in kinds)], rows)
+
+
+def join_misses(cases: Sequence[Prepared], labelled: Sequence[Labelled]) -> str:
+    """Where the picks that miss a join's junction land: after it, at a stop the readers of the
+    last piece's own session call a task (within one), or elsewhere."""
+    tasks: dict[str | None, bool] = {}
+    for session in labelled:
+        marked = {
+            k for reader in session.readers for k, kind in reader.kinds.items() if kind == "task"
+        }
+        for k, uuid in enumerate(session.prepared.uuids):
+            tasks[uuid] = any(abs(k - j) <= 1 for j in marked)
+    after_task = after_other = unlabelled = before = none = 0
+    for case in cases:
+        grading = grading_of(case)
+        if grading.pick is None or case.gold is None:
+            none += 1
+            continue
+        at = grading.pick.best
+        if abs(at - case.gold) <= 1:
+            continue
+        uuid = case.uuids[at] if at < len(case.uuids) else None
+        if at < case.gold:
+            before += 1
+        elif uuid not in tasks:
+            unlabelled += 1
+        elif tasks[uuid]:
+            after_task += 1
+        else:
+            after_other += 1
+    missed = after_task + after_other + unlabelled + before + none
+    return (
+        f"{missed} of {len(cases)} picks miss the junction by more than one stop: "
+        f"{after_task} land later at a stop the readers of that piece's session call a task, "
+        f"{after_other} later elsewhere in a labelled piece, {unlabelled} later in an "
+        f"unlabelled piece, {before} before the junction, {none} without a pick"
+    )

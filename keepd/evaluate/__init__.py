@@ -1,1 +1,0 @@
-"""Measures keepd against known breaks: stitched sessions, labelled sessions, unstitched ones."""
