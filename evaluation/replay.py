@@ -22,7 +22,7 @@ from keepd.core.messages import is_prompt
 from keepd.core.session import SessionState, read_current
 from keepd.core.tree import Scope
 from keepd.daemon.policy import decide
-from keepd.daemon.state import Memory
+from keepd.ops.memory import Memory
 
 
 @dataclass(frozen=True, slots=True)

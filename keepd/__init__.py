@@ -9,7 +9,7 @@ from __future__ import annotations
 from keepd._version import __version__
 
 # Not `typing.TYPE_CHECKING`: importing typing adds 11 ms to the 13 ms start of a bare
-# interpreter, on every `keepd statusline` (keepd/claude/glance_io.py). Type checkers treat any name
+# interpreter, on every `keepd statusline` (keepd/ops/glance_io.py). Type checkers treat any name
 # TYPE_CHECKING as true.
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -26,7 +26,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from keepd.claude.glance_io import ask_daemon
+from keepd.ops.glance_io import ask_daemon
 from keepd.paths import example_session, project_slug
 
 EXAMPLE_ID = "2bcaea32-dfa9-5e36-a665-ace49ee0d851"

@@ -5,7 +5,7 @@ Claude Code runs the command on every repaint and shows the first line it prints
 custom-command widget pipes the same JSON (plus `terminal_width`). Nothing here analyses a
 session or waits long: stdin is read until it closes or for `STDIN_SECONDS`, the daemon has
 `DAEMON_SECONDS` to answer, and input that names no session prints nothing. Like
-`keepd.claude.glance_io`, which it reads glances with, it imports nothing the interpreter has not
+`keepd.ops.glance_io`, which it reads glances with, it imports nothing the interpreter has not
 already loaded (no typing, pathlib or json; see there why).
 """
 
@@ -16,7 +16,9 @@ import select
 import sys
 import time
 
-from keepd.claude.glance_io import (
+from keepd.core.steps import keys
+from keepd.errors import DaemonUnavailableError, KeepdError
+from keepd.ops.glance_io import (
     THRESHOLD,
     URGENT,
     ask_daemon,
@@ -24,8 +26,6 @@ from keepd.claude.glance_io import (
     read_cached,
     valid_session_id,
 )
-from keepd.core.steps import keys
-from keepd.errors import DaemonUnavailableError, KeepdError
 
 STDIN_SECONDS = 0.2
 DAEMON_SECONDS = 0.15

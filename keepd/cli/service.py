@@ -52,14 +52,14 @@ def _action(actions: Any, name: str, text: str) -> argparse.ArgumentParser:
 
 def _manager(args: argparse.Namespace) -> Any:
     from keepd.login.actions import Runner
-    from keepd.login.ops import make_manager
+    from keepd.login.control import make_manager
 
     return make_manager(args.manager, Runner())
 
 
 def _install(args: argparse.Namespace) -> int:
     from keepd.login.command import resolve_command
-    from keepd.login.ops import install
+    from keepd.login.control import install
     from keepd.login.render import machine_extras
 
     command = resolve_command(args.command)
@@ -69,7 +69,7 @@ def _install(args: argparse.Namespace) -> int:
 
 
 def _uninstall(args: argparse.Namespace) -> int:
-    from keepd.login.ops import uninstall
+    from keepd.login.control import uninstall
 
     return uninstall(_manager(args), sys.stdout, dry=args.dry_run)
 

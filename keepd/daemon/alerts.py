@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from keepd.config import NotifyConfig
     from keepd.core.analysis import Analysis
     from keepd.daemon.notify import Sender
-    from keepd.daemon.state import Memory
+    from keepd.ops.memory import Memory
 
 log = logging.getLogger(__name__)
 

@@ -10,8 +10,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from keepd.claude.glance import Glance, from_summary
-from keepd.claude.glance_io import prune_cached, write_cached
+from keepd.ops.glance import Glance, from_summary
+from keepd.ops.glance_io import prune_cached, write_cached
 
 if TYPE_CHECKING:
     from keepd.config import NotifyConfig

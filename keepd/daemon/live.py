@@ -9,16 +9,16 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from keepd._version import __version__
-from keepd.daemon.state import until
+from keepd.ops.memory import until
 from keepd.ops.overview import ControlResult, SessionInfo, StatusInfo
 
 if TYPE_CHECKING:
-    from keepd.claude.glance import Glance
     from keepd.core.analysis import Analysis
     from keepd.daemon.alerts import Alerts
     from keepd.daemon.follow import Follower
     from keepd.daemon.registry import Followed, Registry
-    from keepd.daemon.state import Memory
+    from keepd.ops.glance import Glance
+    from keepd.ops.memory import Memory
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,8 +151,8 @@ class Live:
 
     def glance(self, session_id: str, path: str | None = None) -> Glance:
         """What the last analysis of the session found; `known` false if it is not followed."""
-        from keepd.claude.glance import Glance
         from keepd.daemon.glance import find, glance_of
+        from keepd.ops.glance import Glance
 
         followed = find(self.registry, session_id, path)
         if followed is None:

@@ -19,7 +19,7 @@ from keepd.ops.overview import short_project
 if TYPE_CHECKING:
     from keepd.config import NotifyConfig
     from keepd.core.analysis import Analysis, Stop
-    from keepd.daemon.state import Memory
+    from keepd.ops.memory import Memory
 
 CLEAR = "●●●"
 NEWEST = 1  # stops at most this many picker entries from the end: "the very end"

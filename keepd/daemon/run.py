@@ -28,9 +28,9 @@ from keepd.daemon.notify import ensure_bus_address, make_sender, open_path
 from keepd.daemon.policy import Notice
 from keepd.daemon.registry import Registry
 from keepd.daemon.server import Server, bind_socket
-from keepd.daemon.state import StateFile, load_memory, until
 from keepd.daemon.watch import Want, Watcher
 from keepd.errors import AlreadyRunningError, ConfigError, DaemonError, KeepdError
+from keepd.ops.memory import StateFile, load_memory, until
 from keepd.ops.operations import Service
 from keepd.paths import claude_roots, config_file, daemon_state_file, lock_path, socket_path
 from keepd.system.atomic import make_folder
@@ -242,7 +242,7 @@ class Daemon:
             self._spawn(self._remember(path, boundary_uuid))
 
     async def _remember(self, path: Path, boundary_uuid: str) -> None:
-        from keepd.recall.remember import remember_compaction
+        from keepd.ops.remember import remember_compaction
 
         await asyncio.to_thread(remember_compaction, path, boundary_uuid)
 

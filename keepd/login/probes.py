@@ -103,7 +103,7 @@ def check_test_notice() -> Check:
 def check_service() -> tuple[Check, Any]:
     """The login service's state, as its manager reports it."""
     from keepd.login.actions import Runner
-    from keepd.login.ops import make_manager, platform_manager
+    from keepd.login.control import make_manager, platform_manager
 
     try:
         manager = make_manager(platform_manager(), Runner())

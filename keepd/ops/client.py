@@ -8,8 +8,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from keepd.claude.glance_io import connect_unix
 from keepd.errors import DaemonUnavailableError, ProtocolError, RemoteError
+from keepd.ops.glance_io import connect_unix
 from keepd.ops.protocol import Request, decode_reply, encode_request
 from keepd.paths import socket_path
 

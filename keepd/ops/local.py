@@ -15,10 +15,10 @@ from keepd.ops.overview import ControlResult, SessionInfo, StatusInfo, pick_fiel
 from keepd.paths import config_file, daemon_state_file, socket_path
 
 if TYPE_CHECKING:
-    from keepd.claude.glance import Glance
     from keepd.config import Config
     from keepd.core.analysis import Analysis
-    from keepd.daemon.state import Memory
+    from keepd.ops.glance import Glance
+    from keepd.ops.memory import Memory
     from keepd.system.discover import SessionFile
 
 
@@ -30,12 +30,12 @@ class Offline:
         self.now = clock if clock is not None else time.time()
 
     def _memory(self) -> Memory:
-        from keepd.daemon.state import load_memory
+        from keepd.ops.memory import load_memory
 
         return load_memory(daemon_state_file())
 
     def _save(self, memory: Memory) -> None:
-        from keepd.daemon.state import save_memory
+        from keepd.ops.memory import save_memory
 
         save_memory(daemon_state_file(), memory)
 
@@ -122,7 +122,7 @@ class Offline:
         return resolve(name).path.stem
 
     def mute(self, name: str, minutes: float | None) -> ControlResult:
-        from keepd.daemon.state import until
+        from keepd.ops.memory import until
 
         session_id = self._session_id(name)
         memory = self._memory()
@@ -139,7 +139,7 @@ class Offline:
         return ControlResult("unmute", session_id=session_id, daemon=False)
 
     def pause(self, minutes: float | None) -> ControlResult:
-        from keepd.daemon.state import until
+        from keepd.ops.memory import until
 
         memory = self._memory()
         end = until(minutes, self.now)
@@ -161,8 +161,8 @@ class Offline:
         from pathlib import Path
 
         from keepd.api import analyse_file
-        from keepd.claude.glance import from_summary
         from keepd.errors import UnreadableError
+        from keepd.ops.glance import from_summary
         from keepd.system.discover import resolve
 
         found = Path(path) if path else resolve(session_id).path

@@ -9,9 +9,9 @@ from typing import TYPE_CHECKING
 from keepd.core.analysis import Analysis
 
 if TYPE_CHECKING:
-    from keepd.claude.glance import Glance
     from keepd.cut.model import CutOutcome, Plan, UndoOutcome
     from keepd.cut.summary import SummaryRequest
+    from keepd.ops.glance import Glance
     from keepd.ops.overview import Backend, ControlResult, SessionInfo, StatusInfo
 
 
@@ -144,7 +144,7 @@ class Service:
 
         A `dry_run` plan may be made while the session is in use; it cannot be written.
         """
-        from keepd.cut.ops import cut_plan
+        from keepd.ops.cuts import cut_plan
 
         path = _writable(name)
         return cut_plan(
@@ -170,7 +170,7 @@ class Service:
         dry_run: bool = False,
     ) -> Plan:
         """What `prune` would write: the recent turns and the best older ones stay."""
-        from keepd.cut.ops import prune_plan
+        from keepd.ops.cuts import prune_plan
 
         return prune_plan(
             _writable(name),
@@ -184,13 +184,13 @@ class Service:
 
     def write_cut(self, plan: Plan, *, force: bool = False) -> CutOutcome:
         """Writes a planned cut or prune to the session file (backed up; undo restores it)."""
-        from keepd.cut.ops import write
+        from keepd.ops.cuts import write
 
         return write(plan, force=force)
 
     def undo_cut(self, name: str, *, force: bool = False) -> UndoOutcome:
         """Truncates a session file back to its bytes before keepd's latest cut of it."""
-        from keepd.cut.ops import undo_cut
+        from keepd.ops.cuts import undo_cut
 
         return undo_cut(_writable(name), force=force)
 

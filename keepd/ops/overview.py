@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 from keepd.core.steps import instruction
 
 if TYPE_CHECKING:
-    from keepd.claude.glance import Glance
     from keepd.core.analysis import Analysis
+    from keepd.ops.glance import Glance
 
 
 @dataclass(frozen=True, slots=True)

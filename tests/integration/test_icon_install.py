@@ -11,7 +11,7 @@ import sys
 
 from keepd.api import analyse_texts
 from keepd.data.icons import SIZES, favicon_uri, png_icon, svg_icon, theme_files
-from keepd.login import ops
+from keepd.login import control
 from keepd.login.render import Extras
 from keepd.login.systemd import Systemd
 from keepd.paths import data_dir
@@ -35,7 +35,7 @@ def test_every_size_is_a_square_png_of_that_size() -> None:
 
 def test_the_service_puts_the_icon_in_the_theme_and_takes_it_away() -> None:
     out = io.StringIO()
-    ops.install(Systemd(Recorder()), KEEPD, Extras(), out, socket=True, dry=False)
+    control.install(Systemd(Recorder()), KEEPD, Extras(), out, socket=True, dry=False)
     theme = data_dir().parent / "icons" / "hicolor"
     for size in SIZES:
         placed = theme / f"{size}x{size}" / "apps" / "keepd.png"
@@ -43,7 +43,7 @@ def test_the_service_puts_the_icon_in_the_theme_and_takes_it_away() -> None:
     assert (theme / "scalable" / "apps" / "keepd.svg").read_bytes() == svg_icon().read_bytes()
     assert f"wrote {theme / '16x16' / 'apps' / 'keepd.png'}" in out.getvalue()
     out = io.StringIO()
-    ops.uninstall(Systemd(Recorder(active=True)), out, dry=False)
+    control.uninstall(Systemd(Recorder(active=True)), out, dry=False)
     assert not any(target.exists() for _, target in theme_files(data_dir().parent))
     assert f"removed {theme / 'scalable' / 'apps' / 'keepd.svg'}" in out.getvalue()
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from keepd.errors import ServiceError
-from keepd.login import ops
+from keepd.login import control
 from keepd.login.actions import Done, Runner
 from keepd.login.command import Command
 from keepd.login.launchd import Launchd
@@ -60,7 +60,7 @@ class Recorder(Runner):
 
 @pytest.fixture(autouse=True)
 def no_waiting(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(ops, "READY_SECONDS", 0.2)
+    monkeypatch.setattr(control, "READY_SECONDS", 0.2)
     monkeypatch.delenv("DBUS_SESSION_BUS_ADDRESS", raising=False)
 
 
@@ -81,7 +81,7 @@ def test_dry_run_prints_and_writes_nothing(tmp_path: Path) -> None:
 def test_systemd_install_is_idempotent_and_restarts_on_change() -> None:
     runner = Recorder()
     out = io.StringIO()
-    code = ops.install(Systemd(runner), KEEPD, Extras(), out, socket=True, dry=False)
+    code = control.install(Systemd(runner), KEEPD, Extras(), out, socket=True, dry=False)
     assert code != 0  # nothing answers on the socket: said so, not hidden
     assert "does not answer" in out.getvalue()
     unit = systemd_user_dir() / "keepd.service"
@@ -94,12 +94,12 @@ def test_systemd_install_is_idempotent_and_restarts_on_change() -> None:
     ]
     again = Recorder(active=True)
     out = io.StringIO()
-    ops.install(Systemd(again), KEEPD, Extras(), out, socket=True, dry=False)
+    control.install(Systemd(again), KEEPD, Extras(), out, socket=True, dry=False)
     assert f"unchanged {unit}" in out.getvalue()
     assert ("systemctl", "--user", "restart", "keepd.service") not in again.calls
     other = Command(("/bin/sh",), "test")
     changed = Recorder(active=True)
-    ops.install(Systemd(changed), other, Extras(), io.StringIO(), socket=False, dry=False)
+    control.install(Systemd(changed), other, Extras(), io.StringIO(), socket=False, dry=False)
     assert changed.ran()[-1] == ("systemctl", "--user", "restart", "keepd.service")
     assert ("systemctl", "--user", "disable", "--now", "keepd.socket") in changed.calls
     assert not (systemd_user_dir() / "keepd.socket").exists()
@@ -118,25 +118,25 @@ def test_the_bus_address_is_imported_only_where_needed(monkeypatch: pytest.Monke
 
 
 def test_systemd_uninstall_leaves_only_the_data() -> None:
-    ops.install(Systemd(Recorder()), KEEPD, Extras(), io.StringIO(), socket=True, dry=False)
+    control.install(Systemd(Recorder()), KEEPD, Extras(), io.StringIO(), socket=True, dry=False)
     note = notes_dir() / "abc.html"
     note.write_text("a note")
     runner = Recorder(active=True)
     out = io.StringIO()
-    assert ops.uninstall(Systemd(runner), out, dry=False) == 0
+    assert control.uninstall(Systemd(runner), out, dry=False) == 0
     assert not list(systemd_user_dir().iterdir())
     disable = ("systemctl", "--user", "disable", "--now", "keepd.service", "keepd.socket")
     assert runner.ran()[0] == disable
     assert f"notes: {notes_dir()}" in out.getvalue() and note.exists()
     out = io.StringIO()
-    ops.uninstall(Systemd(Recorder()), out, dry=False)
+    control.uninstall(Systemd(Recorder()), out, dry=False)
     assert "not installed" in out.getvalue()
 
 
 def test_launchd_install_and_uninstall() -> None:
     runner = Recorder()
     out = io.StringIO()
-    ops.install(Launchd(runner), KEEPD, Extras(), out, socket=True, dry=False)
+    control.install(Launchd(runner), KEEPD, Extras(), out, socket=True, dry=False)
     plist = launch_agents_dir() / "org.keepd.daemon.plist"
     data = plistlib.loads(plist.read_bytes())
     assert data["ProgramArguments"] == [*KEEPD.argv, "run"]
@@ -147,7 +147,7 @@ def test_launchd_install_and_uninstall() -> None:
     ]
     assert Launchd(Recorder(active=True)).status().pid == 77
     runner = Recorder(active=True)
-    ops.uninstall(Launchd(runner), io.StringIO(), dry=False)
+    control.uninstall(Launchd(runner), io.StringIO(), dry=False)
     assert runner.ran()[0] == ("launchctl", "bootout", f"gui/{uid}/org.keepd.daemon")
     assert not plist.exists()
 
@@ -229,7 +229,7 @@ def test_install_refuses_while_a_daemon_runs_by_hand(
     tree = make_tree(tmp_path, notify={"enabled": False})
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(tree.runtime))
     with running(tree), pytest.raises(ServiceError, match="already runs outside the service"):
-        ops.install(Systemd(Recorder()), KEEPD, Extras(), io.StringIO(), socket=True, dry=False)
+        control.install(Systemd(Recorder()), KEEPD, Extras(), io.StringIO(), socket=True, dry=False)
     assert not (systemd_user_dir() / "keepd.service").exists()
 
 

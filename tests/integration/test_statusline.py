@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from keepd.claude.glance import Glance
+from keepd.ops.glance import Glance
 from keepd.ops.operations import Service
 from keepd.ops.protocol import Reply, decode_request, encode_reply
 from tests.integration.daemon_kit import (

@@ -11,8 +11,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from keepd.claude.glance import Glance, from_dict, from_summary
-from keepd.claude.glance_io import (
+from keepd.errors import ProtocolError, RemoteError, SessionNotFoundError
+from keepd.ops.glance import Glance, from_dict, from_summary
+from keepd.ops.glance_io import (
     METHOD,
     REQUEST_ID,
     VERSION,
@@ -26,7 +27,6 @@ from keepd.claude.glance_io import (
     socket_file,
     write_cached,
 )
-from keepd.errors import ProtocolError, RemoteError, SessionNotFoundError
 from keepd.ops.protocol import (
     METHODS,
     REQUIRED,

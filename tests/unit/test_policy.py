@@ -10,7 +10,7 @@ from keepd.config import NotifyConfig
 from keepd.core.analysis import Analysis, Stop
 from keepd.daemon.alerts import Alerts
 from keepd.daemon.policy import Notice, decide
-from keepd.daemon.state import Memory, StateFile, load_memory
+from keepd.ops.memory import Memory, StateFile, load_memory
 
 NOW = 1_000_000.0
 CONFIG = NotifyConfig()

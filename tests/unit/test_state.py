@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from keepd.daemon.state import MAX_SESSIONS, Memory, load_memory, save_memory, until
 from keepd.errors import UsageError
+from keepd.ops.memory import MAX_SESSIONS, Memory, load_memory, save_memory, until
 
 
 def test_round_trip_private(tmp_path: Path) -> None:

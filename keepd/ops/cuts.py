@@ -76,7 +76,7 @@ def write(plan: Plan, *, force: bool = False) -> CutOutcome:
     outcome = apply(plan, force=force)
     if outcome.backup is None:
         return outcome
-    from keepd.recall.remember import remember_cut
+    from keepd.ops.remember import remember_cut
 
     kept = remember_cut(plan, outcome.backup)
     return replace(outcome, recalled=kept.messages, recall_warning=kept.warning)
@@ -88,7 +88,7 @@ def undo_cut(path: Path, *, force: bool = False) -> UndoOutcome:
     done = undo(path, force=force)
     if not done.cut_id:
         return done
-    from keepd.recall.remember import forget_cut
+    from keepd.ops.remember import forget_cut
 
     gone = forget_cut(done.session_id, done.cut_id)
     return replace(done, recall_forgotten=gone.messages, recall_warning=gone.warning)

@@ -7,7 +7,7 @@ import time
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from keepd.claude.glance_io import THRESHOLD, URGENT, checked
+from keepd.ops.glance_io import THRESHOLD, URGENT, checked
 
 
 @dataclass(frozen=True, slots=True)
