@@ -19,33 +19,33 @@ from pathlib import Path
 
 from evaluation.cases import find_shared
 from keepd.errors import KeepdError
-from keepd.ops.operations import Service
+from keepd.ops.operations import Operations
 
 PLACEMENTS = ("first", "last", "none", "empty")
 
 
-def stop_of(service: Service, path: Path) -> str | None:
-    analysis = service.report(str(path)).analysis
+def stop_of(operations: Operations, path: Path) -> str | None:
+    analysis = operations.report(str(path)).analysis
     if analysis.target:
         return analysis.target
     return analysis.stops[len(analysis.stops) // 2].uuid if analysis.stops else None
 
 
 def one(
-    service: Service, path: Path, how: str, stop: str | None, stats: dict[str, list[float]]
+    operations: Operations, path: Path, how: str, stop: str | None, stats: dict[str, list[float]]
 ) -> str:
     before = path.read_bytes()
     started = time.perf_counter()
     if how == "prune":
-        plan = service.plan_prune(str(path))
+        plan = operations.plan_prune(str(path))
     else:
-        plan = service.plan_cut(str(path), at=stop, placement=how)
+        plan = operations.plan_cut(str(path), at=stop, placement=how)
     planned = time.perf_counter()
-    outcome = service.write_cut(plan)
+    outcome = operations.write_cut(plan)
     written = time.perf_counter()
     if not outcome.written:
         return "nothing to drop"
-    service.undo_cut(str(path))
+    operations.undo_cut(str(path))
     if path.read_bytes() != before:
         return "UNDO DIFFERS"
     stats["plan ms"].append((planned - started) * 1000)
@@ -68,7 +68,7 @@ def main() -> None:
     stats: dict[str, list[float]] = {
         k: [] for k in ("plan ms", "write+verify ms", "share before", "mb")
     }
-    service = Service()
+    operations = Operations()
     with tempfile.TemporaryDirectory() as folder:
         os.environ["KEEPD_CUTS_DIR"] = str(Path(folder) / "cuts")
         for source in sorted(corpus.glob("*.jsonl")):
@@ -77,7 +77,7 @@ def main() -> None:
             old = time.time() - 3600
             os.utime(path, (old, old))
             try:
-                stop = stop_of(service, path)
+                stop = stop_of(operations, path)
             except KeepdError as error:
                 results[f"skipped: {error.title}"] += 1
                 continue
@@ -86,7 +86,7 @@ def main() -> None:
                     results[f"{how}: no stop"] += 1
                     continue
                 try:
-                    verdict = one(service, path, how, stop, stats)
+                    verdict = one(operations, path, how, stop, stats)
                 except KeepdError as error:
                     verdict = f"refused: {error}"[:110]
                 results[f"{how}: {verdict}"] += 1

@@ -65,10 +65,10 @@ def _writing(parser: argparse.ArgumentParser) -> None:
 
 
 def _cut(args: argparse.Namespace) -> int:
-    from keepd.ops.operations import Service
+    from keepd.ops.operations import Operations
 
-    service = Service()
-    plan = service.plan_cut(
+    operations = Operations()
+    plan = operations.plan_cut(
         args.session,
         at=args.at,
         pick=args.pick,
@@ -78,14 +78,14 @@ def _cut(args: argparse.Namespace) -> int:
         window=args.window,
         dry_run=args.dry_run,
     )
-    return _finish(service, plan, args)
+    return _finish(operations, plan, args)
 
 
 def _prune(args: argparse.Namespace) -> int:
-    from keepd.ops.operations import Service
+    from keepd.ops.operations import Operations
 
-    service = Service()
-    plan = service.plan_prune(
+    operations = Operations()
+    plan = operations.plan_prune(
         args.session,
         keep_last=args.keep_last,
         working=args.working,
@@ -94,13 +94,13 @@ def _prune(args: argparse.Namespace) -> int:
         window=args.window,
         dry_run=args.dry_run,
     )
-    return _finish(service, plan, args)
+    return _finish(operations, plan, args)
 
 
 def _undo(args: argparse.Namespace) -> int:
-    from keepd.ops.operations import Service
+    from keepd.ops.operations import Operations
 
-    done = Service().undo_cut(args.session, force=args.force)
+    done = Operations().undo_cut(args.session, force=args.force)
     print(
         f"keepd undo: {done.path} is back to its {done.size:,} bytes before the cut "
         f"({done.removed:,} removed)"
@@ -151,7 +151,7 @@ def _stdin() -> str:
         raise SummaryError(f"stdin cannot be read: {error}") from error
 
 
-def _finish(service: Any, plan: Plan, args: argparse.Namespace) -> int:
+def _finish(operations: Any, plan: Plan, args: argparse.Namespace) -> int:
     _describe(plan)
     if plan.dropped == 0:
         print("  nothing to drop: the file is left as it is")
@@ -160,7 +160,7 @@ def _finish(service: Any, plan: Plan, args: argparse.Namespace) -> int:
         _preview(plan)
         print(f"  dry run: nothing written (the cut would be cut {plan.cut_id})")
         return 0
-    outcome: CutOutcome = service.write_cut(plan, force=args.force)
+    outcome: CutOutcome = operations.write_cut(plan, force=args.force)
     _written(outcome)
     return 0
 

@@ -18,9 +18,9 @@ import orjson
 from keepd.core.steps import keys
 
 if TYPE_CHECKING:
-    from keepd.ops.operations import Service
+    from keepd.ops.operations import Operations
 
-Offline = Callable[["Service"], Any]
+Local = Callable[["Operations"], Any]
 IN_PROCESS = "keepd: no daemon running; computed in this process"
 
 
@@ -69,7 +69,7 @@ def _run(args: argparse.Namespace) -> int:
     return run_daemon(args.config, verbose=args.verbose)
 
 
-def ask(args: argparse.Namespace, method: str, params: dict[str, Any], offline: Offline) -> Any:
+def ask(args: argparse.Namespace, method: str, params: dict[str, Any], local: Local) -> Any:
     """The daemon's answer, or the same computed in this process when no daemon answers."""
     from keepd.errors import DaemonUnavailableError
     from keepd.ops.client import Client
@@ -78,9 +78,9 @@ def ask(args: argparse.Namespace, method: str, params: dict[str, Any], offline: 
         return Client().call(method, params)
     except DaemonUnavailableError:
         print(IN_PROCESS, file=sys.stderr)
-    from keepd.ops.operations import Service
+    from keepd.ops.operations import Operations
 
-    return offline(Service(config_path=args.config))
+    return local(Operations(config_path=args.config))
 
 
 def _print_json(data: Any) -> int:
@@ -89,7 +89,7 @@ def _print_json(data: Any) -> int:
 
 
 def _status(args: argparse.Namespace) -> int:
-    data = ask(args, "status", {}, lambda service: service.status().to_dict())
+    data = ask(args, "status", {}, lambda operations: operations.status().to_dict())
     if args.json:
         return _print_json(data)
     print(status_text(data))
@@ -117,7 +117,7 @@ def status_text(data: dict[str, Any]) -> str:
 
 
 def _sessions(args: argparse.Namespace) -> int:
-    data = ask(args, "sessions", {}, lambda service: [s.to_dict() for s in service.sessions()])
+    data = ask(args, "sessions", {}, lambda ops: [s.to_dict() for s in ops.sessions()])
     if args.json:
         return _print_json(data)
     shown = [item for item in data if args.all or item["state"] != "idle"]
@@ -146,12 +146,12 @@ def session_line(item: dict[str, Any]) -> str:
 def _show(args: argparse.Namespace) -> int:
     params: dict[str, Any] = {"name": args.session, "detail": args.detail}
 
-    def offline(service: Service) -> Any:
+    def local(operations: Operations) -> Any:
         if args.detail:
-            return service.report(args.session).analysis.to_dict()
-        return service.session(args.session).to_dict()
+            return operations.report(args.session).analysis.to_dict()
+        return operations.session(args.session).to_dict()
 
-    data = ask(args, "session", params, offline)
+    data = ask(args, "session", params, local)
     if args.json:
         return _print_json(data)
     from keepd.ops.overview import analysis_from_dict
@@ -165,9 +165,9 @@ def _show(args: argparse.Namespace) -> int:
 
 
 def _control(
-    args: argparse.Namespace, method: str, params: dict[str, Any], offline: Offline
+    args: argparse.Namespace, method: str, params: dict[str, Any], local: Local
 ) -> int:
-    data = ask(args, method, params, offline)
+    data = ask(args, method, params, local)
     if args.json:
         return _print_json(data)
     print(control_text(data))

@@ -17,7 +17,7 @@ from keepd.errors import KeepdError
 
 if TYPE_CHECKING:
     from keepd.core.analysis import Analysis
-    from keepd.ops.operations import Service
+    from keepd.ops.operations import Operations
 
 log = logging.getLogger(__name__)
 INTERNAL_ERROR = 70
@@ -101,12 +101,12 @@ def _session_arguments(command: argparse.ArgumentParser, dest: str, nargs: str) 
 
 
 def _report(args: argparse.Namespace) -> int:
-    from keepd.ops.operations import Service
+    from keepd.ops.operations import Operations
 
-    service = Service()
+    operations = Operations()
     names: list[str | None] = list(args.sessions) or [None]
     results = [
-        service.report(name, whole=args.whole, example=args.example, window=args.window)
+        operations.report(name, whole=args.whole, example=args.example, window=args.window)
         for name in names
     ]
     if args.json:
@@ -122,14 +122,14 @@ def _report(args: argparse.Namespace) -> int:
         if result.example and not args.example:
             print("keepd: no Claude Code sessions found; showing the example", file=sys.stderr)
         sys.stdout.write(render(result.analysis, style, example=result.example))
-        _note_line(service, result.analysis)
+        _note_line(operations, result.analysis)
     return 0
 
 
-def _note_line(service: Service, analysis: Analysis) -> None:
+def _note_line(operations: Operations, analysis: Analysis) -> None:
     """Writes the note beside a report and prints its link; a failure only warns."""
     try:
-        path = service.write_note(analysis)
+        path = operations.write_note(analysis)
     except OSError as error:
         print(f"keepd: the note could not be written: {error}", file=sys.stderr)
         return
@@ -137,10 +137,10 @@ def _note_line(service: Service, analysis: Analysis) -> None:
 
 
 def _note(args: argparse.Namespace) -> int:
-    from keepd.ops.operations import Service
+    from keepd.ops.operations import Operations
 
     try:
-        result = Service().note(
+        result = Operations().note(
             args.session,
             whole=args.whole,
             example=args.example,

@@ -1,4 +1,4 @@
-"""The daemon's side of `Service`: answers from the sessions it follows and what it remembers."""
+"""The daemon's side of `Operations`: answers from the sessions it follows and what it remembers."""
 
 from __future__ import annotations
 

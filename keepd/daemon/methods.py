@@ -1,4 +1,4 @@
-"""The socket's methods, each one call on `Service`; file-bound work runs off the loop."""
+"""The socket's methods, each one call on `Operations`; file-bound work runs off the loop."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from keepd.errors import ProtocolError
 from keepd.ops.protocol import METHODS, VERSION
 
 if TYPE_CHECKING:
-    from keepd.ops.operations import Service
+    from keepd.ops.operations import Operations
 
 Params = dict[str, Any]
 
@@ -25,8 +25,8 @@ class Methods:
 
     QUICK = frozenset(METHODS) - {"session", "note"}
 
-    def __init__(self, service: Service) -> None:
-        self.service = service
+    def __init__(self, operations: Operations) -> None:
+        self.operations = operations
         self.table: dict[str, Callable[[Params], Awaitable[Any]]] = {
             "ping": self._ping,
             "status": self._status,
@@ -52,42 +52,42 @@ class Methods:
         return {"pong": True, "version": __version__, "protocol": VERSION}
 
     async def _status(self, params: Params) -> Any:
-        return self.service.status().to_dict()
+        return self.operations.status().to_dict()
 
     async def _sessions(self, params: Params) -> Any:
-        return [info.to_dict() for info in self.service.sessions(params.get("name"))]
+        return [info.to_dict() for info in self.operations.sessions(params.get("name"))]
 
     async def _session(self, params: Params) -> Any:
         """The live analysis (`detail`: a fresh full one of the file, blocks included); a file
         is read in a thread, so that a big one (or a FIFO refused) holds up no other client."""
         name = params["name"]
         if params.get("detail", False):
-            result = await asyncio.to_thread(self.service.report, name)
+            result = await asyncio.to_thread(self.operations.report, name)
             return result.analysis.to_dict()
-        analysis = self.service.held(name)
+        analysis = self.operations.held(name)
         if analysis is None:
-            analysis = await asyncio.to_thread(self.service.read, name)
+            analysis = await asyncio.to_thread(self.operations.read, name)
         return analysis.to_dict()
 
     async def _note(self, params: Params) -> Any:
-        result = await asyncio.to_thread(self.service.note, params["name"])
+        result = await asyncio.to_thread(self.operations.note, params["name"])
         return {"path": str(result.path), "uri": result.path.resolve().as_uri()}
 
     async def _mute(self, params: Params) -> Any:
-        return self.service.mute(params["name"], params.get("minutes")).to_dict()
+        return self.operations.mute(params["name"], params.get("minutes")).to_dict()
 
     async def _unmute(self, params: Params) -> Any:
-        return self.service.unmute(params["name"]).to_dict()
+        return self.operations.unmute(params["name"]).to_dict()
 
     async def _pause(self, params: Params) -> Any:
-        return self.service.pause(params.get("minutes")).to_dict()
+        return self.operations.pause(params.get("minutes")).to_dict()
 
     async def _resume(self, params: Params) -> Any:
-        return self.service.resume().to_dict()
+        return self.operations.resume().to_dict()
 
     async def _rescan(self, params: Params) -> Any:
-        return self.service.rescan().to_dict()
+        return self.operations.rescan().to_dict()
 
     async def _glance(self, params: Params) -> Any:
         """What the status line shows: never an analysis, only what the last one found."""
-        return self.service.glance(params["session_id"], params.get("path")).to_dict()
+        return self.operations.glance(params["session_id"], params.get("path")).to_dict()

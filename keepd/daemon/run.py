@@ -31,7 +31,7 @@ from keepd.daemon.server import Server, bind_socket
 from keepd.daemon.watch import Want, Watcher
 from keepd.errors import AlreadyRunningError, ConfigError, DaemonError, KeepdError
 from keepd.ops.memory import StateFile, load_memory, until
-from keepd.ops.operations import Service
+from keepd.ops.operations import Operations
 from keepd.paths import claude_roots, config_file, daemon_state_file, lock_path, socket_path
 from keepd.system.atomic import make_folder
 
@@ -134,7 +134,7 @@ class Daemon:
         self.live = Live(
             self.registry, self.follower, self.alerts, where, watcher=lambda: self.watcher.mode
         )
-        self.service = Service(live=self.live)
+        self.operations = Operations(live=self.live)
         await self._serve()
         self.follower.rescan()
         self._signals(loop)
@@ -143,7 +143,7 @@ class Daemon:
     async def _serve(self) -> None:
         limits = self.config.socket
         self.server = Server(
-            Methods(self.service),
+            Methods(self.operations),
             request_bytes=limits.request_bytes,
             request_seconds=limits.request_seconds,
             max_clients=limits.max_clients,
@@ -251,7 +251,7 @@ class Daemon:
 
     async def _open_note(self, notice: Notice) -> None:
         try:
-            result = await asyncio.to_thread(self.service.note, notice.path)
+            result = await asyncio.to_thread(self.operations.note, notice.path)
         except (KeepdError, OSError) as error:
             log.warning("cannot write the note of %s: %s", notice.session_id, error)
             return

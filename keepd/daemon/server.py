@@ -64,7 +64,7 @@ def bind_socket(path: Path) -> socket.socket:
 
 
 class Server:
-    """Serves requests with `handler(method, params)`, which the daemon backs with `Service`;
+    """Serves requests with `handler(method, params)`, which the daemon backs with `Operations`;
     `quick` methods are answered on the loop at once and never told `busy`."""
 
     def __init__(

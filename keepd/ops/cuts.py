@@ -1,4 +1,4 @@
-"""The cut operations on a session file, as `Service` offers them: plan, write, undo."""
+"""The cut operations on a session file, as `Operations` offers them: plan, write, undo."""
 
 from __future__ import annotations
 

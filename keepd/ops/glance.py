@@ -53,7 +53,8 @@ def from_summary(
     urgent: float,
     written: float | None = None,
 ) -> Glance:
-    """A glance from `overview.pick_fields` (what an analysis found), for the daemon and offline."""
+    """A glance from `overview.pick_fields` (what an analysis found), for the daemon and for
+    the in-process backend."""
     context = summary.get("context") or {}
     fields = {
         "session_id": session_id,

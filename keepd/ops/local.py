@@ -1,4 +1,4 @@
-"""`Service`'s live operations computed in this process when no daemon runs.
+"""`Operations`'s live operations computed in this process when no daemon runs.
 
 Sessions written to within the active window are analysed from their files, the others are
 listed; mutes and the pause are written to the daemon's state file, which it reads at start.
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from keepd.system.discover import SessionFile
 
 
-class Offline:
+class Local:
     """Implements `overview.Backend` from the files alone."""
 
     def __init__(self, config: Config, *, clock: float | None = None) -> None:

@@ -31,7 +31,7 @@ class NoteResult:
     report: ReportResult
 
 
-class Service:
+class Operations:
     """Operations on sessions: computed in this process, or from the daemon's `live` state."""
 
     def __init__(self, live: Backend | None = None, *, config_path: Path | None = None) -> None:
@@ -78,9 +78,9 @@ class Service:
         if self.live is not None:
             return self.live
         from keepd.config import load_config
-        from keepd.ops.local import Offline
+        from keepd.ops.local import Local
 
-        return Offline(load_config(self.config_path))
+        return Local(load_config(self.config_path))
 
     def status(self) -> StatusInfo:
         """The daemon's state (or, in-process, what the files and the state file say)."""

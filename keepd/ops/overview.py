@@ -85,7 +85,7 @@ class ControlResult:
 
 
 class Backend(Protocol):
-    """Who answers `Service`'s live operations: the daemon's memory, or this process."""
+    """Who answers `Operations`'s live operations: the daemon's memory, or this process."""
 
     def status(self) -> StatusInfo: ...
 

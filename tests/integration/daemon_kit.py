@@ -22,7 +22,7 @@ import orjson
 import pytest
 
 from keepd.ops.client import Client
-from keepd.ops.operations import Service
+from keepd.ops.operations import Operations
 from keepd.paths import example_session, project_slug
 
 HERE = Path(__file__).resolve().parent
@@ -224,7 +224,7 @@ def curve(analysis: dict[str, Any]) -> dict[str, Any]:
 
 def fresh_report(path: Path) -> dict[str, Any]:
     """What `keepd report --json PATH` prints, as data."""
-    analysis = Service().report(str(path)).analysis.to_dict()
+    analysis = Operations().report(str(path)).analysis.to_dict()
     data: dict[str, Any] = orjson.loads(orjson.dumps(analysis, option=orjson.OPT_SERIALIZE_NUMPY))
     return data
 

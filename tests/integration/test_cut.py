@@ -14,7 +14,7 @@ from keepd.cli.main import main
 from keepd.core.tree import Scope
 from keepd.cut.model import CutOutcome, Placement
 from keepd.errors import SessionBusyError, SessionChangedError, UnsafeCutError, UsageError
-from keepd.ops.operations import Service
+from keepd.ops.operations import Operations
 from keepd.paths import example_session, project_slug
 from tests.cut_kit import (
     age,
@@ -48,20 +48,20 @@ def _branch(path: Path) -> list[str]:
     return [n.uuid or "" for n in load_state(path, Scope.CURRENT).branch().messages]
 
 
-def _stop(service: Service, path: Path) -> str | None:
+def _stop(operations: Operations, path: Path) -> str | None:
     """The pick, else the middle of the trade, else the middle stop."""
-    analysis = service.report(str(path)).analysis
+    analysis = operations.report(str(path)).analysis
     if analysis.target:
         return analysis.target
     return analysis.stops[len(analysis.stops) // 2].uuid if analysis.stops else None
 
 
-def _cut(service: Service, path: Path, how: str, stop: str | None) -> CutOutcome:
+def _cut(operations: Operations, path: Path, how: str, stop: str | None) -> CutOutcome:
     if how == "prune":
-        plan = service.plan_prune(str(path), keep_last=2, working=2, notes=True)
+        plan = operations.plan_prune(str(path), keep_last=2, working=2, notes=True)
     else:
-        plan = service.plan_cut(str(path), at=stop, placement=how)
-    return service.write_cut(plan)
+        plan = operations.plan_cut(str(path), at=stop, placement=how)
+    return operations.write_cut(plan)
 
 
 def _expected(
@@ -82,11 +82,11 @@ def _expected(
     }[how]
 
 
-def check_cut(service: Service, path: Path, how: str, at: str | None = None) -> CutOutcome:
+def check_cut(operations: Operations, path: Path, how: str, at: str | None = None) -> CutOutcome:
     """Cuts `path` one way and checks everything the issue asks of it, then undoes it."""
     data, mtime, before = path.read_bytes(), path.stat().st_mtime_ns, _branch(path)
-    stop = None if how in ("empty", "prune") else at or _stop(service, path)
-    outcome = _cut(service, path, how, stop)
+    stop = None if how in ("empty", "prune") else at or _stop(operations, path)
+    outcome = _cut(operations, path, how, stop)
     plan = outcome.plan
     if not outcome.written:  # a prune that drops nothing writes nothing
         assert how == "prune" and plan.dropped == 0 and path.read_bytes() == data
@@ -103,14 +103,14 @@ def check_cut(service: Service, path: Path, how: str, at: str | None = None) -> 
         recent = {u for t in plan.turns if t.recent for u in before[t.first : t.last + 1]}
         assert recent <= set(expected)
     assert not unpaired(path, [u for u in expected if u != plan.written.summary_uuid])
-    service.undo_cut(str(path))
+    operations.undo_cut(str(path))
     assert path.read_bytes() == data and path.stat().st_mtime_ns == mtime
     return outcome
 
 
 @pytest.mark.parametrize("how", HOW)
 def test_example_each_way(example: Path, how: str) -> None:
-    outcome = check_cut(Service(), example, how)
+    outcome = check_cut(Operations(), example, how)
     assert outcome.plan.dropped > 0
 
 
@@ -132,13 +132,13 @@ REFUSED = {
 
 def test_corpus_each_way(corpus_sessions: list[Path], tmp_path: Path) -> None:
     """Every corpus session, every way; the only refusals are the expected ones."""
-    service, done, refused = Service(), Counter[str](), Counter[str]()
+    operations, done, refused = Operations(), Counter[str](), Counter[str]()
     for source in corpus_sessions:
         path = quiet_copy(source, tmp_path / source.name)
-        stop = _stop(service, path)
+        stop = _stop(operations, path)
         for how in HOW:
             try:
-                outcome = check_cut(service, path, how, stop)
+                outcome = check_cut(operations, path, how, stop)
             except UsageError as error:  # sub-agent files; sessions without a stop
                 refused["sub-agent" if "sub-agent" in str(error) else "no stop"] += 1
             except UnsafeCutError as error:
@@ -159,8 +159,8 @@ def test_boundary_matches_a_real_one(shared: Path, tmp_path: Path) -> None:
     real = next(line for line in source.read_bytes().splitlines() if b'"compact_boundary"' in line)
     path = quiet_copy(source, tmp_path / "s.jsonl")
     data = path.read_bytes()
-    service = Service()
-    service.write_cut(service.plan_cut(str(path), placement="none", at="below~0"))
+    operations = Operations()
+    operations.write_cut(operations.plan_cut(str(path), placement="none", at="below~0"))
     ours = path.read_bytes()[len(data) :].splitlines()[0]
     real_keys, our_keys = list(orjson.loads(real)), list(orjson.loads(ours))
     assert our_keys == ["type", *(k for k in real_keys if k != "type")]
@@ -175,13 +175,13 @@ def test_boundary_matches_a_real_one(shared: Path, tmp_path: Path) -> None:
 def test_a_session_held_open_is_refused(example: Path, capsys: pytest.CaptureFixture[str]) -> None:
     if not Path("/proc/self/fd").is_dir():
         pytest.skip("no /proc: open files cannot be seen")
-    data, service = example.read_bytes(), Service()
-    plan = service.plan_cut(EXAMPLE_ID, pick=True, placement="none")
+    data, operations = example.read_bytes(), Operations()
+    plan = operations.plan_cut(EXAMPLE_ID, pick=True, placement="none")
     with holding_open(example) as holder:
         assert main(["cut", EXAMPLE_ID, "--pick", "--no-summary"]) == 8
         assert f"process {holder.pid} holds" in capsys.readouterr().err
         with pytest.raises(SessionBusyError):
-            service.write_cut(plan)  # checked again at the write, not only when planning
+            operations.write_cut(plan)  # checked again at the write, not only when planning
         assert example.read_bytes() == data
         assert main(["cut", EXAMPLE_ID, "--pick", "--no-summary", "--force"]) == 0
         assert main(["undo", EXAMPLE_ID]) == 8
@@ -210,17 +210,17 @@ def test_a_real_transcript_in_use_or_changed_is_refused(
     """The refusals again, on a copy of a corpus session rather than the generated example."""
     source = shared / "corpus" / "sessions" / "entireio__cli__72_0c20f08988_0_full.jsonl"
     path = quiet_copy(source, tmp_path / "real.jsonl")
-    data, service = path.read_bytes(), Service()
-    session_id = service.report(str(path)).analysis.session_id
+    data, operations = path.read_bytes(), Operations()
+    session_id = operations.report(str(path)).analysis.session_id
     assert session_id is not None
-    plan = service.plan_cut(str(path), pick=True, placement="last")
+    plan = operations.plan_cut(str(path), pick=True, placement="last")
     if Path("/proc/self/fd").is_dir():
         with holding_open(path), pytest.raises(SessionBusyError, match="holds"):
-            service.write_cut(plan)
+            operations.write_cut(plan)
     with live_process() as pid:
         entry = register(root, pid, session_id)
         with pytest.raises(SessionBusyError, match=f"pid {pid}"):
-            service.write_cut(plan)
+            operations.write_cut(plan)
     entry.unlink()
     assert path.read_bytes() == data
     line = b'{"type":"queue-operation","operation":"enqueue"}\n'
@@ -228,7 +228,7 @@ def test_a_real_transcript_in_use_or_changed_is_refused(
         handle.write(line)
     age(path)
     with pytest.raises(SessionChangedError):
-        service.write_cut(plan)
+        operations.write_cut(plan)
     assert path.read_bytes() == data + line
 
 
@@ -240,8 +240,8 @@ def test_a_session_written_a_moment_ago_is_refused(example: Path) -> None:
 
 @pytest.mark.parametrize("change", ["append", "same size", "touch"])
 def test_a_file_changed_between_analysis_and_write_is_refused(example: Path, change: str) -> None:
-    service = Service()
-    plan = service.plan_cut(EXAMPLE_ID, pick=True, placement="none")
+    operations = Operations()
+    plan = operations.plan_cut(EXAMPLE_ID, pick=True, placement="none")
     if change == "append":
         with example.open("ab") as handle:
             handle.write(b'{"type":"last-prompt","lastPrompt":"x"}\n')
@@ -252,7 +252,7 @@ def test_a_file_changed_between_analysis_and_write_is_refused(example: Path, cha
     age(example, 1800)  # changed, but not lately: only the comparison can tell
     changed = example.read_bytes()
     with pytest.raises(SessionChangedError):
-        service.write_cut(plan, force=True)
+        operations.write_cut(plan, force=True)
     assert example.read_bytes() == changed
     assert main(["undo", EXAMPLE_ID]) == 13
 

@@ -15,7 +15,7 @@ import pytest
 from keepd.cli.main import main
 from keepd.cut.model import Placement
 from keepd.cut.summary import RECALL_LINE
-from keepd.ops.operations import Service
+from keepd.ops.operations import Operations
 from keepd.paths import example_session, project_slug, recall_db, recall_dir
 from keepd.recall.store import Store
 from keepd.recall.text import render
@@ -51,9 +51,9 @@ def _run(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_a_cut_fills_the_store(example: Path) -> None:
-    service = Service()
-    plan = service.plan_cut(str(example), pick=True, placement=Placement.FIRST)
-    outcome = service.write_cut(plan)
+    operations = Operations()
+    plan = operations.plan_cut(str(example), pick=True, placement=Placement.FIRST)
+    outcome = operations.write_cut(plan)
     assert outcome.written and outcome.recall_warning is None
     assert outcome.recalled == plan.dropped == len(plan.dropped_uuids) > 100
     with Store() as store:
@@ -94,8 +94,8 @@ def test_recall_finds_a_detail_only_the_dropped_part_had(
 def test_recall_uuid_prints_one_message_whole(
     example: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    service = Service()
-    outcome = service.write_cut(service.plan_cut(str(example), pick=True, placement="none"))
+    operations = Operations()
+    outcome = operations.write_cut(operations.plan_cut(str(example), pick=True, placement="none"))
     lines = by_uuid(example)
     longest = max(outcome.plan.dropped_uuids, key=lambda uuid: len(render(lines[uuid])))
     whole = render(lines[longest])
@@ -111,9 +111,9 @@ def test_recall_uuid_prints_one_message_whole(
 
 
 def test_a_prune_fills_the_store_and_its_notes_name_the_cut(example: Path) -> None:
-    service = Service()
-    plan = service.plan_prune(str(example), keep_last=2, working=1, notes=True)
-    outcome = service.write_cut(plan)
+    operations = Operations()
+    plan = operations.plan_prune(str(example), keep_last=2, working=1, notes=True)
+    outcome = operations.write_cut(plan)
     assert outcome.recalled == plan.dropped > 0
     assert RECALL_LINE.format(cut=plan.cut_id) in (plan.summary or "")
     with Store() as store:
@@ -123,15 +123,15 @@ def test_a_prune_fills_the_store_and_its_notes_name_the_cut(example: Path) -> No
 def test_undo_takes_the_cut_out_of_the_store(
     example: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    service = Service()
-    first = service.write_cut(service.plan_cut(str(example), pick=True, placement="none"))
-    second = service.write_cut(service.plan_cut(str(example), placement="empty"))
+    operations = Operations()
+    first = operations.write_cut(operations.plan_cut(str(example), pick=True, placement="none"))
+    second = operations.write_cut(operations.plan_cut(str(example), placement="empty"))
     assert second.recalled == len(first.plan.preserved)
     assert main(["undo", EXAMPLE_ID]) == 0
     assert f"left the recall store (cut {second.plan.cut_id})" in capsys.readouterr().out
     with Store() as store:
         assert [c.cut_id for c in store.cuts(EXAMPLE_ID)] == [first.plan.cut_id]
-    service.undo_cut(EXAMPLE_ID)
+    operations.undo_cut(EXAMPLE_ID)
     with Store() as store:
         assert store.cuts() == []
         assert store.db.execute("SELECT count(*) FROM messages_fts").fetchone() == (0,)
@@ -166,7 +166,7 @@ def test_a_store_that_fails_warns_and_the_cut_stands(example: Path) -> None:
     ],
 )
 def test_bad_queries_are_one_line(example: Path, args: list[str], code: int, says: str) -> None:
-    Service().write_cut(Service().plan_cut(str(example), pick=True, placement="none"))
+    Operations().write_cut(Operations().plan_cut(str(example), pick=True, placement="none"))
     done = _run(*args)
     assert done.returncode == code, done.stderr
     assert done.stderr.startswith("keepd: ") and done.stderr.count("\n") == 1, done.stderr
@@ -180,7 +180,7 @@ def test_with_json_an_error_is_json_on_stdout(example: Path) -> None:
     data = orjson.loads(done.stdout)
     assert data["schema"] == 1 and data["error"]["code"] == "not_in_the_recall_store"
     assert data["error"]["exit"] == 19 and "nothing is stored yet" in data["error"]["message"]
-    Service().write_cut(Service().plan_cut(str(example), pick=True, placement="none"))
+    Operations().write_cut(Operations().plan_cut(str(example), pick=True, placement="none"))
     for args, code in ((['"'], 18), (["x", "--cut", "nope"], 19), (["--uuid", "nope"], 19)):
         done = _run("recall", *args, "--json")
         assert done.returncode == code

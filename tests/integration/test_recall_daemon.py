@@ -15,7 +15,7 @@ import pytest
 
 from keepd.api import load_state
 from keepd.core.tree import Scope
-from keepd.ops.operations import Service
+from keepd.ops.operations import Operations
 from keepd.paths import recall_db
 from keepd.recall.search import search
 from keepd.recall.store import Cut, Store
@@ -109,8 +109,8 @@ def test_a_compaction_is_stored_once(followed: tuple[Tree, Daemon, Path]) -> Non
 
 def test_keepd_s_own_cut_is_not_stored_twice(followed: tuple[Tree, Daemon, Path]) -> None:
     _, daemon, path = followed
-    service = Service()
-    outcome = service.write_cut(service.plan_cut(str(path), pick=True, placement="none"))
+    operations = Operations()
+    outcome = operations.write_cut(operations.plan_cut(str(path), pick=True, placement="none"))
     assert outcome.written and outcome.recalled == outcome.plan.dropped
     kept = _context(path)
     assert kept == list(outcome.plan.preserved)

@@ -17,7 +17,7 @@ import orjson
 import pytest
 
 from keepd.claude.mcp_server import SEARCH_CHARS
-from keepd.ops.operations import Service
+from keepd.ops.operations import Operations
 from keepd.paths import example_session, project_slug
 from keepd.recall.text import render
 from tests.cut_kit import by_uuid, quiet_copy
@@ -73,8 +73,8 @@ class Rpc:
 def cut(private_home: Path) -> tuple[Path, tuple[str, ...]]:
     folder = private_home / ".claude" / "projects" / project_slug(PROJECT)
     path = quiet_copy(example_session(), folder / f"{EXAMPLE_ID}.jsonl")
-    service = Service()
-    outcome = service.write_cut(service.plan_cut(str(path), pick=True, placement="none"))
+    operations = Operations()
+    outcome = operations.write_cut(operations.plan_cut(str(path), pick=True, placement="none"))
     return path, outcome.plan.dropped_uuids
 
 

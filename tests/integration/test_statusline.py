@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from keepd.ops.glance import Glance
-from keepd.ops.operations import Service
+from keepd.ops.operations import Operations
 from keepd.ops.protocol import Reply, decode_request, encode_reply
 from tests.integration.daemon_kit import (
     EXAMPLE_ID,
@@ -119,9 +119,9 @@ def test_the_daemons_glance_is_the_in_process_one(tmp_path: Path) -> None:
         live = daemon.call("glance", {"session_id": EXAMPLE_ID, "path": str(path)})
         by_id = daemon.call("glance", {"session_id": EXAMPLE_ID})
         unknown = daemon.call("glance", {"session_id": "nobody"})
-    offline = Service().glance(EXAMPLE_ID, str(path)).to_dict()
+    local = Operations().glance(EXAMPLE_ID, str(path)).to_dict()
     keys = ("known", "analysed", "offset", "tokens", "window", "share", "pick", "grade", "below")
-    picked = [{k: glance[k] for k in keys} for glance in (live, offline, by_id)]
+    picked = [{k: glance[k] for k in keys} for glance in (live, local, by_id)]
     assert picked[0] == picked[1] == picked[2]
     assert unknown["known"] is False and unknown["analysed"] is False
 
