@@ -18,8 +18,7 @@ from keepd.core.grade import DEFAULT_TUNING, Grade, Grading, Zone, grade, rises
 from keepd.evaluate import labels
 from keepd.evaluate.labels import Labelled
 from keepd.evaluate.markdown import percent, table
-from keepd.evaluate.piece_gold import join_gold, piece_score
-from keepd.evaluate.score import Prepared, grading_of
+from keepd.evaluate.score import Prepared, grading_of, judge_grading, summarise
 
 Variant = Callable[[Prepared], Grading]
 LONG_PROMPT = 20  # content words
@@ -161,7 +160,7 @@ def variant_table(
             f"{percent(j.exact)} / {percent(j.within_one)} "
             f"({percent(j.junction_exact)} / {percent(j.junction_within_one)})"
             for j in (
-                piece_score(cases, labelled, [variant(case) for case in cases])
+                summarise([judge_grading(case, variant(case)) for case in cases])
                 for cases in joins.values()
             )
         ]
@@ -227,7 +226,7 @@ def join_misses(cases: Sequence[Prepared], labelled: Sequence[Labelled]) -> str:
     stop its readers marked (a step), after it elsewhere; or nowhere (no pick)."""
     places = dict.fromkeys(("earlier", "short", "marked", "later", "none"), 0)
     for case in cases:
-        gold = join_gold(case, labelled).stops
+        gold = case.at_gold()
         grading = grading_of(case)
         if grading.pick is None or not gold or case.gold is None:
             places["none"] += 1
