@@ -16,10 +16,10 @@ from evaluation.cases import (
     corpus_sessions,
     find_shared,
     labelled_cases,
+    side_sessions,
     single_cases,
 )
 from evaluation.markdown import table
-from evaluation.piece_gold import piece_score
 from evaluation.score import (
     Outcome,
     Prepared,
@@ -30,6 +30,7 @@ from evaluation.score import (
     prepare,
     summarise,
 )
+from evaluation.sessions import JOIN_HEADERS, join_row
 from keepd.core.grade import DEFAULT_TUNING, Grade
 
 
@@ -55,10 +56,10 @@ def main(argv: list[str] | None = None) -> int:
             seeds = ", ".join(str(group.seed) for group in groups)
             side = next((f for s, f in read.items() if s.held_out == (title != "calibration")), [])
             print(f"{title} (seeds {seeds})\n")
-            print(_table(prepared, side))
+            print(_table(prepared))
             print(f"\n{_outranking(prepared)}\n")
             for group in groups:
-                misses = variants.join_misses(prepared[group.title], every_label)
+                misses = variants.join_misses(prepared[group.title], side)
                 print(f"{group.title}: {misses}")
             print()
             joins = {group.title: prepared[group.title] for group in groups}
@@ -70,31 +71,30 @@ def main(argv: list[str] | None = None) -> int:
         print(_labelled(read))
         print(_replayed(shared, every_label))
         print(_singles(single_cases(shared)))
+        print(_unjoined(shared))
         print(f"\n{time.perf_counter() - started:.1f} s; tails 8-15 prompts per piece; seeds fixed")
     return 0
 
 
-def _table(groups: dict[str, list[Prepared]], side: list[labels.Labelled]) -> str:
-    """Picks against the junction and against the piece-aware gold (`side`: the labels of
-    this side of the split)."""
-    lines = [
-        "| cases | n | pick at junction | within one stop | junction graded ●●● "
-        "| piece-aware gold: at / within one | gold moved | last piece unlabelled here |",
-        "|---|---|---|---|---|---|---|---|",
-    ]
+def _stitched(cases: list[Prepared]) -> bool:
+    return bool(cases) and all(case.case.pieces for case in cases)
+
+
+def _table(groups: dict[str, list[Prepared]]) -> str:
+    """The joins against their gold (from the labels of their side of the split) and the
+    junction alone; the labelled sessions against their newest piece."""
+    joins = [join_row(name, cases) for name, cases in groups.items() if _stitched(cases)]
+    parts = [table(JOIN_HEADERS, joins)]
     for name, cases in groups.items():
-        outcomes: list[Outcome] = [judge(case, DEFAULT_TUNING) for case in cases]
-        s = summarise(outcomes)
-        row = f"| {name} | {s.cases} | {s.exact:.0%} | {s.within_one:.0%} | {s.clear_at_gold:.0%} "
-        if name.startswith("labelled"):
-            lines.append(row + "| - | - | - |")
-            lines += [_labelled_row(outcome) for outcome in outcomes]
-            continue
-        p = piece_score(cases, side)
-        lines.append(
-            row + f"| {p.exact:.0%} / {p.within_one:.0%} | {p.moved} | {p.unlabelled} |"
-        )
-    return "\n".join(lines)
+        if not _stitched(cases):
+            outcomes = [judge(case, DEFAULT_TUNING) for case in cases]
+            s = summarise(outcomes)
+            parts.append(
+                f"\n{name}: {s.cases} sessions, pick at the newest {s.exact:.0%}, within one "
+                f"{s.within_one:.0%}, graded ●●● there {s.clear_at_gold:.0%}\n\n"
+                + table(_LABELLED_HEADERS, [_labelled_row(outcome) for outcome in outcomes])
+            )
+    return "\n".join(parts)
 
 
 def _outranking(groups: dict[str, list[Prepared]]) -> str:
@@ -106,12 +106,18 @@ def _outranking(groups: dict[str, list[Prepared]]) -> str:
     return "were events to outrank ●● zones, within one stop: " + "; ".join(parts)
 
 
-def _labelled_row(outcome: Outcome) -> str:
+_LABELLED_HEADERS = ["session", "newest", "pick", "within one", "pick grade"]
+
+
+def _labelled_row(outcome: Outcome) -> list[object]:
     near = outcome.distance is not None and outcome.distance <= 1
-    return (
-        f"|  {outcome.case.name} | gold {outcome.gold} | pick {outcome.pick} "
-        f"| {'yes' if near else 'no'} | {outcome.grade or '-'} |"
-    )
+    return [
+        outcome.case.name,
+        outcome.gold,
+        outcome.pick,
+        "yes" if near else "no",
+        outcome.grade or "-",
+    ]
 
 
 def _labelled(read: dict[labels.Source, list[labels.Labelled]]) -> str:
@@ -139,6 +145,15 @@ def _replayed(shared: Path, labelled: list[labels.Labelled]) -> str:
     found = replay.rows(runs, by_name)
     summary = replay.line(replay.summarise(runs, by_name))
     return f"notices, replayed\n\n{table(replay.ROW_HEADERS, found)}\n\n{summary}\n"
+
+
+def _unjoined(shared: Path) -> str:
+    """The corpus sessions labelled on neither side: no join draws on them."""
+    labelled = {*side_sessions(shared, False), *side_sessions(shared, True)}
+    left = [path.name for path in corpus_sessions(shared) if path not in labelled]
+    return f"corpus sessions labelled on neither side (in no join): {len(left)}" + "".join(
+        f"\n  {name}" for name in left
+    )
 
 
 def _singles(cases: list[Case]) -> str:

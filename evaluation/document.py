@@ -215,27 +215,31 @@ def _sessions(run: Run) -> str:
     return f"""## Sessions: keepd's pick
 
 Stitched sessions join real transcripts end to end with `../shared/tools/stitch.py` ({tails});
-every curve covers the whole history. Each join is scored against two golds, side by side.
-The *junction* is the first prompt of the last piece. The *piece-aware* gold asks what the
-labelled sessions ask: where does the work still going on at the end begin? The last piece
-is the tail of a real session; when both readers of that session put its newest piece inside
-the tail (within one stop of each other), their stops, mapped into the join by the prompt's
-uuid, are the gold; when they disagree, a pick at either reader's newest or at the junction
-counts; when the newest began before the tail, the junction stays the gold
-(`evaluation/piece_gold.py`).
+every curve covers the whole history. The joins of each side of the split draw their pieces
+only from the sessions labelled on that side: calibration joins from the calibration sessions
+(`boundaries.json`), held-out joins from the held-out ones (`held_out_labels.json`), so no
+held-out join carries a session anything was tuned on, and every piece has readers. (A corpus
+session labelled on neither side would go into no join; today there is none.) A draw of the
+same pieces with the same tails as an earlier one is skipped, so a group that runs out of
+distinct joins has fewer than asked for.
 
-The piece-aware gold is the right one: with the junction as gold, a pick that finds a task
-switch the readers marked inside the last piece counts as a miss, so the join floor punishes
-exactly what the labelled floor asks for, and no grading could serve both. What it changes:
-in real sessions the newest work mostly begins in the last few prompts, so the gold moves in
-most joins whose last piece is labelled, usually to one of the last three stops, and picks at
-the junction become misses there. Labels are used on their own side of the split only
-(calibration labels for calibration joins, held-out ones for held-out joins); a last piece
-labelled only on the other side keeps the junction. The joins of both sides draw their pieces
-from every corpus session, so most held-out joins' last pieces are labelled only in the
-calibration file: their piece-aware figure is mostly the junction's.
+A join's *gold* is where a reader, given its pieces' labels, would say its newest task begins.
+That is the *junction* (the first prompt of the last piece), unless the readers of the last
+piece's own session marked a new task inside its tail: then the newest task begins there, and
+a pick there is right for a person ("summarize up to the newest work"). Where both readers
+call a stop of the tail a task (within one stop of each other), the newest such stop, mapped
+into the join by the prompt's uuid, is the gold, either reader's stop counting as at it; a
+later task only one reader marked counts beside it (or beside the junction). Steps do not move
+the gold: they continue the task begun at the junction (`evaluation/piece_gold.py`).
+"Gold moved" counts the joins whose gold is not the junction; the junction alone is kept as the
+last columns, so a pick at the junction of a join whose last piece goes on to a new task is
+visible as a hit there and a miss against the gold.
 
-{sessions.pick_table(groups, run.readers)}
+The held-out joins rest on few sessions: of the 17 held-out sessions, 6 (in 3 repositories)
+have the 8 prompts a tail of 8-15 needs, so the held-out groups of tails 8-15 repeat the same
+few last pieces; the groups of other tails use more of them.
+
+{sessions.pick_table(groups)}
 
 ### Grades at the junction
 
@@ -258,9 +262,8 @@ differ in git branch there, which would give the junction away.
 ### Were events to outrank ●● zones
 
 The variant the labelled sessions ask for: a ●●● zone still wins, but otherwise the later of
-the ●● pick and the latest event stop is the pick. It gains on the labelled sessions and loses
-on the joins, whose newest pieces have pauses of their own after the junction; keepd keeps its
-rule.
+the ●● pick and the latest event stop is the pick. The gold is the labelled sessions' newest
+piece and the joins' gold (the junction, or the newest task inside the last piece).
 
 {sessions.outranking_table(groups, run.labelled)}"""
 
@@ -282,20 +285,21 @@ Each method chooses one stop:
 
 {settings}
 
-Cells are *pick at the gold stop / within one stop*,
-held-out joins only. In the first three rows every piece has the same tail (stitch.py's
+Cells are *pick at the gold / within one stop*, held-out joins only, the gold being each
+join's ("Sessions: keepd's pick": the junction, or the newest task the last piece's readers
+marked inside it). In the first three rows every piece has the same tail (stitch.py's
 `--tail`), so the junction of two pieces is the middle stop and the even split scores by
-construction; in the rows marked "tails", each piece has its own tail and the junction can
-be anywhere. Pelt's penalty ({data.pelt_penalty:g}) was chosen on the calibration joins. On
-unstitched sessions, where no break was made on purpose, the cell is how often a method names
-a stop at all. Times exclude reading the file (curve, turns and bag of words come prepared);
-keepd's is its grading alone.
+construction where the gold is the junction; in the rows marked "tails", each piece has its
+own tail and the junction can be anywhere. Pelt's penalty ({data.pelt_penalty:g}) was chosen
+on the calibration joins. On unstitched sessions, where no break was made on purpose, the cell
+is how often a method names a stop at all. Times exclude reading the file (curve, turns and
+bag of words come prepared); keepd's is its grading alone.
 
 {table(["cases", "n", *names], rows)}
 
 {_standing(data)}
 
-{image(FIGURES["picks"], "Picks at the junction and within one stop, per method")}
+{image(FIGURES["picks"], "Picks at the gold and within one stop, per method")}
 
 ### TextTiling, timed against keepd on the same sessions
 
@@ -313,7 +317,7 @@ def _standing(data: MethodRows) -> str:
     keepd = rates.pop("keepd")
     best = max(rates, key=lambda name: rates[name][1])
     return (
-        f"Pooled over the joins whose pieces have their own tails, keepd picks the junction "
+        f"Pooled over the joins whose pieces have their own tails, keepd picks the gold "
         f"{percent(keepd[0])} of the time ({percent(keepd[1])} within one stop); the best other "
         f"method within one stop is {best}: {percent(rates[best][0])} / {percent(rates[best][1])}."
     )
@@ -402,7 +406,7 @@ Labelled sessions:
 {sweep.case_table(labelled)}
 
 Each value of each constant, averaged over the combinations that use it (within one stop of the
-junction, stitched joins):
+gold, stitched joins):
 
 {sweep.constant_table(stitched, run.combinations)}
 

@@ -1,129 +1,72 @@
-"""A join's piece-aware gold: where the newest work begins, read from its last piece's readers.
+"""A join's gold as a reader would give it from its pieces' labels: where its newest task begins.
 
-A stitched join's junction is where its last piece begins, but that piece is the tail of a
-real session, and when the session's readers marked the work still going on at its end as
-beginning inside that tail, that stop (and not the junction) is where the join's newest work
-begins. The gold is then the readers' newest, mapped into the join by the prompt's uuid, when
-both agree within one stop; where they disagree, either reader's newest or the junction is
-counted; where the newest began before the tail, or the piece's session is not labelled on
-this side of the split, the junction stays the gold.
+A stitched join's last piece is the tail of a real session. The join's newest task begins at
+the junction, unless that session's readers marked a new task inside the tail: then it begins
+there, and a pick there is right for a person ("summarize up to the newest work"). Where both
+readers call a prompt a task (within one prompt of each other in their own numbering, as
+labels.py counts task switches), the newest such pair inside the tail is the gold, either
+reader's prompt being at it; a later task only one reader marked counts beside that (or beside
+the junction), either reader's answer being right. Steps do not move the gold: a step continues
+the task begun at the junction. The gold is named by prompt uuids, found in the join by them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Collection, Mapping, Sequence
+from typing import Any
 
-from evaluation.labels import Labelled
-from evaluation.score import Prepared, grading_of
-from keepd.core.grade import Grading
+Marks = Sequence[tuple[int, str]]  # a reader's task boundaries: (prompt index, prompt uuid)
 
 
-@dataclass(frozen=True, slots=True)
-class PieceGold:
-    """The join stops a pick may land on (exact), and how they were found."""
-
-    stops: tuple[int, ...]
-    how: str  # "junction", "unlabelled", "agreed", "disagreed"
-
-    @property
-    def moved(self) -> bool:
-        """The gold is not the junction alone."""
-        return self.how in ("agreed", "disagreed")
-
-
-def piece_gold(
-    junction: int,
-    join_uuids: Sequence[str | None],
-    piece_uuids: Sequence[str | None],
-    newest: tuple[int | None, int | None],
-) -> PieceGold:
-    """The gold of a join whose last piece begins at stop `junction` (`join_uuids` the join's
-    stop uuids), when the piece's whole session has `piece_uuids` and its two readers named
-    stops `newest` (positions in that session, None: not named)."""
-    at_join = {uuid: k for k, uuid in enumerate(join_uuids) if uuid is not None}
-    in_piece = {uuid: k for k, uuid in enumerate(piece_uuids) if uuid is not None}
-    # The tail's first stop in the session: the junction's own prompt may not be a stop there
-    # (a /compact that opens the tail is one only as a join's first prompt of a piece).
-    start = next((in_piece[u] for u in join_uuids[junction:] if u in in_piece), len(piece_uuids))
-    mapped = [_into_join(k, start, junction, piece_uuids, at_join) for k in newest]
-    named = {k for k in mapped if k is not None}
-    if named <= {junction}:
-        return PieceGold((junction,), "junction")
-    a, b = newest
-    if a is not None and b is not None and abs(a - b) <= 1:
-        # Agreed: both readers' stops count, as in the labelled sessions' own scoring.
-        return PieceGold(tuple(sorted(named)), "agreed")
-    return PieceGold(tuple(sorted(named | {junction})), "disagreed")
+def agreed(a: Sequence[int], b: Sequence[int]) -> list[tuple[int, int]]:
+    """Stops of `a` and of `b` within one stop of each other, as (a's, b's) pairs, each stop
+    in at most one pair (the first match in order)."""
+    left = list(b)
+    pairs = []
+    for k in a:
+        match = next((j for j in left if abs(j - k) <= 1), None)
+        if match is not None:
+            left.remove(match)
+            pairs.append((k, match))
+    return pairs
 
 
-def _into_join(
-    newest: int | None,
-    start: int,
-    junction: int,
-    piece_uuids: Sequence[str | None],
-    at_join: dict[str, int],
-) -> int | None:
-    """A reader's newest as a join stop: the junction when it lies before the tail's first
-    stop; None when it was not named or its prompt is not a stop of the join."""
-    if newest is None:
-        return None
-    if newest < start:
-        return junction
-    uuid = piece_uuids[newest] if newest < len(piece_uuids) else None
-    return at_join.get(uuid) if uuid is not None else None
+def newest_task(
+    junction: str, tail: Collection[str], tasks: tuple[Marks, Marks]
+) -> tuple[str, ...]:
+    """The gold of a join whose last piece opens with prompt `junction` and holds the entries
+    `tail` (uuids), when its session's two readers marked `tasks`: prompt uuids, in order."""
+    a, b = sorted(tasks[0]), sorted(tasks[1])
+    pairs = agreed([k for k, _ in a], [k for k, _ in b])
+    uuid_of = (dict(a), dict(b))
+
+    def inside(marks: Sequence[tuple[int, str]]) -> list[str]:
+        """The uuids of `marks` inside the tail after its first prompt (marks before it, or
+        at it, are the junction)."""
+        return [u for _, u in marks if u in tail and u != junction]
+
+    moved = [
+        (max(pair), inside([(pair[0], uuid_of[0][pair[0]]), (pair[1], uuid_of[1][pair[1]])]))
+        for pair in pairs
+    ]
+    moved = [(k, found) for k, found in moved if found]
+    newest_at, newest = moved[-1] if moved else (-1, [junction])
+    alone = [(k, u) for k, u in a if k not in {p[0] for p in pairs}]
+    alone += [(k, u) for k, u in b if k not in {p[1] for p in pairs}]
+    later = inside([(k, u) for k, u in alone if k > newest_at])
+    return tuple(dict.fromkeys([*newest, *later]))
 
 
-def join_gold(case: Prepared, labelled: Sequence[Labelled]) -> PieceGold:
-    """A prepared join's piece-aware gold, `labelled` the sessions labelled on its side."""
-    if case.gold is None:
-        return PieceGold((), "junction")
-    tail = set(case.uuids[case.gold : case.gold + 3])  # stops of the last piece alone
-    source = next((s for s in labelled if tail.intersection(s.prepared.uuids)), None)
-    if source is None:
-        return PieceGold((case.gold,), "unlabelled")
-    newest = (source.readers[0].newest, source.readers[1].newest)
-    return piece_gold(case.gold, case.uuids, source.prepared.uuids, newest)
+def reader_tasks(label: Mapping[str, Any]) -> tuple[Marks, Marks]:
+    """The task boundaries of both readers of one session in a labels file."""
+    readers = label.get("readers", {})
+    return (_tasks(readers.get("a", {})), _tasks(readers.get("b", {})))
 
 
-@dataclass(frozen=True, slots=True)
-class PieceScore:
-    """A group of joins under both golds."""
-
-    cases: int
-    junction_exact: float
-    junction_within_one: float
-    exact: float
-    within_one: float
-    moved: int  # joins whose gold is not the junction alone
-    unlabelled: int  # joins whose last piece is not labelled on this side
-
-
-def piece_score(
-    cases: Sequence[Prepared], labelled: Sequence[Labelled], gradings: Sequence[Grading] = ()
-) -> PieceScore:
-    """The picks of `gradings` (default keepd's) against the junction and the piece-aware gold."""
-    found = list(gradings) or [grading_of(case) for case in cases]
-    golds = [join_gold(case, labelled) for case in cases]
-    picks = [g.pick.best if g.pick is not None else None for g in found]
-    n = max(len(cases), 1)
-
-    def share(stops: Sequence[tuple[int, ...]], reach: int) -> float:
-        hits = sum(
-            1
-            for pick, gold in zip(picks, stops, strict=True)
-            if pick is not None and any(abs(pick - k) <= reach for k in gold)
-        )
-        return hits / n
-
-    junctions = [(case.gold,) if case.gold is not None else () for case in cases]
-    piece = [gold.stops for gold in golds]
-    return PieceScore(
-        len(cases),
-        share(junctions, 0),
-        share(junctions, 1),
-        share(piece, 0),
-        share(piece, 1),
-        sum(1 for gold in golds if gold.moved),
-        sum(1 for gold in golds if gold.how == "unlabelled"),
-    )
+def _tasks(answer: Mapping[str, Any]) -> list[tuple[int, str]]:
+    marks = answer.get("boundaries")
+    return [
+        (int(mark["index"]), str(mark["uuid"]))
+        for mark in (marks if isinstance(marks, list) else [])
+        if mark.get("kind") == "task" and "index" in mark and "uuid" in mark
+    ]

@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from evaluation.labels import Labelled, Source
 from evaluation.markdown import percent, share, table
-from evaluation.piece_gold import piece_score
 from evaluation.score import (
     Outcome,
     Prepared,
@@ -41,37 +39,35 @@ def outcomes(group: GroupCases) -> list[Outcome]:
     return [judge(case, DEFAULT_TUNING) for case in group.cases]
 
 
-def pick_table(groups: Sequence[GroupCases], read: Mapping[Source, Sequence[Labelled]]) -> str:
-    """Picks against the junction and against the piece-aware gold, from the labels of each
-    group's own side of the split."""
-    side = {source.held_out: found for source, found in read.items()}
-    rows = []
-    for group in groups:
-        s = summarise(outcomes(group))
-        p = piece_score(group.cases, side.get(group.held_out, []))
-        rows.append(
-            [
-                group.label,
-                s.cases,
-                percent(s.exact),
-                percent(s.within_one),
-                percent(s.clear_at_gold),
-                f"{percent(p.exact)} / {percent(p.within_one)}",
-                p.moved,
-                p.unlabelled,
-            ]
-        )
-    headers = [
-        "cases",
-        "n",
-        "pick at junction",
-        "within one stop",
-        "junction graded ●●●",
-        "piece-aware gold: at / within one",
-        "gold moved",
-        "last piece unlabelled on its side",
+JOIN_HEADERS = [
+    "cases",
+    "n",
+    "pick at the gold",
+    "within one stop",
+    "gold moved off the junction",
+    "junction alone: at / within one",
+    "junction graded ●●●",
+]
+
+
+def join_row(label: str, cases: Sequence[Prepared]) -> list[object]:
+    """A group of joins scored against their gold, with the junction alone beside it."""
+    s = summarise([judge(case, DEFAULT_TUNING) for case in cases])
+    return [
+        label,
+        s.cases,
+        percent(s.exact),
+        percent(s.within_one),
+        s.moved,
+        f"{percent(s.junction_exact)} / {percent(s.junction_within_one)}",
+        percent(s.clear_at_gold),
     ]
-    return table(headers, rows)
+
+
+def pick_table(groups: Sequence[GroupCases]) -> str:
+    """Picks against each join's gold (from the labels of its own side of the split) and
+    against the junction alone."""
+    return table(JOIN_HEADERS, [join_row(group.label, group.cases) for group in groups])
 
 
 def grade_table(groups: Sequence[GroupCases]) -> str:
@@ -140,9 +136,7 @@ def outranking_table(groups: Sequence[GroupCases], labelled: Sequence[Prepared])
     """keepd's rule (events pick only when no zone reaches ●●) beside events outranking ●●
     zones, on the labelled sessions and the joins of tails 8-15."""
     rows = [_outranking_row("labelled (--whole)", labelled)]
-    rows += [
-        _outranking_row(group.label, group.cases) for group in groups if not group.independent
-    ]
+    rows += [_outranking_row(group.label, group.cases) for group in groups if not group.independent]
     headers = ["cases", "n", "at the gold stop", "within one", "outranking: at it", "within one"]
     return table(headers, rows)
 
