@@ -7,7 +7,10 @@ measurements live in `evaluation.speed`, which `python -m evaluation.full` publi
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the checkout's evaluation/
 
 from evaluation.cases import find_shared
 from evaluation.speed import cold_corpus, cold_stages, machine, per_append

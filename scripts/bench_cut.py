@@ -12,14 +12,18 @@ import argparse
 import os
 import shutil
 import statistics
+import sys
 import tempfile
 import time
 from collections import Counter
 from pathlib import Path
 
-from evaluation.cases import find_shared
 from keepd.errors import KeepdError
 from keepd.ops.operations import Operations
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the checkout's evaluation/
+
+from evaluation.cases import find_shared
 
 PLACEMENTS = ("first", "last", "none", "empty")
 

@@ -16,6 +16,8 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the checkout's evaluation/
+
 from evaluation.cases import find_shared
 from evaluation.speed import Cold, cold_files, machine
 

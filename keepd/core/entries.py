@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -106,8 +107,11 @@ BOOKKEEPING = frozenset(
         "worktree-state",
     }
 )
-_TYPE_FIRST = b'{"type":"'
-_BOOKKEEPING = frozenset(kind.encode() for kind in BOOKKEEPING)
+# A line that starts with such a type, written plainly as Claude Code writes it; matched in
+# one call, as every line of a file is.
+BOOKKEEPING_LINE = re.compile(
+    rb'\{"type":"(?:' + b"|".join(re.escape(kind.encode()) for kind in sorted(BOOKKEEPING)) + rb')"'
+)
 
 
 def is_bookkeeping(line: Line) -> bool:
@@ -116,10 +120,7 @@ def is_bookkeeping(line: Line) -> bool:
     >>> is_bookkeeping(b'{"type":"cost-state","sessionId":"s"}'), is_bookkeeping(b'{"type":"user"}')
     (True, False)
     """
-    if line[:9] != _TYPE_FIRST:
-        return False
-    close = bytes(line[9:40]).find(b'"')
-    return close > 0 and bytes(line[9 : 9 + close]) in _BOOKKEEPING
+    return BOOKKEEPING_LINE.match(line) is not None
 
 
 class EntryReader:

@@ -7,7 +7,7 @@ import bisect
 import numpy as np
 
 from keepd.core.cues import CueTally, StopCues
-from keepd.core.entries import EntryReader, Line, is_bookkeeping
+from keepd.core.entries import BOOKKEEPING_LINE, EntryReader, Line
 from keepd.core.events import EventCodes, events, signals
 from keepd.core.index import Growable, Index, IntArray
 from keepd.core.messages import DEFAULT_POLICY, Node, TextPolicy, make_node
@@ -95,8 +95,9 @@ class SessionState:
         # line of a large file alive costs more than parsing it.
         start = len(self.tree.nodes)
         parse, add, policy = self.reader.parse_lean, self.tree.add, self.policy
+        bookkeeping = BOOKKEEPING_LINE.match
         for line in lines:
-            if is_bookkeeping(line):  # no uuid: nothing hangs under it (entries.py)
+            if bookkeeping(line):  # no uuid: nothing hangs under it (entries.py)
                 continue
             entry = parse(line)
             if entry is not None:

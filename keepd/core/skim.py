@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from keepd.core.entries import Entry, EntryReader
+from keepd.core.entries import BOOKKEEPING_LINE, Entry, EntryReader
 from keepd.core.messages import CONVERSATION, usage_tokens
 from keepd.core.tree import Tree
 
@@ -56,7 +56,9 @@ def context_start(data: bytes) -> ContextStart:
     """
     end = len(data)
     reader = EntryReader()  # for its parse alone
-    while (hit := data.rfind(_NEEDLE, 0, end)) >= 0:
+    for hit in newest_first(data, _NEEDLE):
+        if hit >= end:
+            continue  # on a line already judged
         start = data.rfind(b"\n", 0, hit) + 1
         stop = data.find(b"\n", hit)
         entry = reader.parse(data[start : stop if stop >= 0 else len(data)])
@@ -69,6 +71,30 @@ def context_start(data: bytes) -> ContextStart:
             return ContextStart() if kept is None else ContextStart(start, kept)
         end = start
     return ContextStart()
+
+
+def newest_first(data: bytes, needle: bytes, block: int = 1 << 18) -> Iterator[int]:
+    """Where `needle` occurs in `data`, newest first.
+
+    Found by forward searches through blocks taken from the end: `bytes.rfind` takes about
+    twice as long a byte as `find` on a session's bytes, and blocks keep a boundary near the
+    end of a large file from costing a scan of all of it.
+
+    >>> list(newest_first(b"ab-ab-ab", b"ab", block=3))
+    [6, 3, 0]
+    """
+    end = len(data)
+    while end >= len(needle):
+        low = max(0, end - block)
+        hits = []
+        at = data.find(needle, low, end)
+        while at >= 0:
+            hits.append(at)
+            at = data.find(needle, at + len(needle), end)
+        yield from reversed(hits)
+        if low == 0:
+            return
+        end = low + len(needle) - 1  # the next block still holds a hit that starts before low
 
 
 def _preserved_lines(
@@ -163,11 +189,13 @@ def skim(tree: Tree, reader: EntryReader, data: bytes, start: ContextStart) -> l
     kept = dict(start.kept)
     preserved: list[Entry] = []
     at = 0
+    bookkeeping = BOOKKEEPING_LINE.match  # the quick answer for a third of the lines
     while at < start.offset:
         end = data.find(b"\n", at, start.offset)
         end = start.offset if end < 0 else end
         is_kept = at in kept
-        if is_kept or (end > at and not (named and _plain_kind(data, at, end))):
+        passed_over = named and (bookkeeping(data, at, end) or _plain_kind(data, at, end))
+        if is_kept or (end > at and not passed_over):
             entry = reader.parse(view[at:end])
             if entry is not None:
                 if is_kept:

@@ -43,6 +43,27 @@ STOPWORDS = frozenset(
 )
 
 
+# The only characters outside ASCII whose lower case holds an ASCII letter (Unicode 14; a
+# test checks every code point): "İ" lowers to "i" and a combining dot, the Kelvin sign to "k".
+LOWER_TO_ASCII = ("\u0130", "\u212a")
+
+
 def content_words(text: str) -> list[str]:
-    """The content words of `text`, lower-cased, in order, with repeats."""
+    """The content words of `text`, lower-cased, in order, with repeats.
+
+    >>> content_words("Le café's parser_v2 — entries.py")
+    ['caf', 'parser_v2', 'entries.py']
+    """
+    if not text.isascii() and not any(char in text for char in LOWER_TO_ASCII):
+        text = _ascii(text)
     return list(filterfalse(STOPWORDS.__contains__, _WORD.findall(text.lower())))
+
+
+def _ascii(text: str) -> str:
+    """`text` with every character outside ASCII made a "?".
+
+    A word is made of ASCII letters, digits, "_" and "." alone, so any other character only
+    separates words, as "?" does; lowering and splitting pure ASCII is about a tenth cheaper,
+    and its words are built without checking their characters' width.
+    """
+    return text.encode("ascii", "replace").decode("ascii")

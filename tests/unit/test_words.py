@@ -7,7 +7,7 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from keepd.core.words import STOPWORDS, content_words
+from keepd.core.words import LOWER_TO_ASCII, STOPWORDS, content_words
 
 # The pattern as first written, with backtracking quantifiers: the possessive one must agree.
 PLAIN = re.compile(r"[a-z][a-z0-9_]{2,}(?:\.[a-z0-9_]+)*")
@@ -39,5 +39,23 @@ def test_a_word_starts_at_a_letter() -> None:
 @settings(max_examples=500, deadline=None)
 @given(st.text(alphabet="ab1_. -Z\u00e9", max_size=60))
 def test_the_possessive_pattern_finds_what_the_plain_one_does(text: str) -> None:
+    words = [w for w in PLAIN.findall(text.lower()) if w not in STOPWORDS]
+    assert content_words(text) == words
+
+
+def test_only_the_listed_characters_lower_to_ascii() -> None:
+    # content_words splits text outside ASCII as if each such character were "?": exact only
+    # while no other character's lower case holds an ASCII one.
+    lowering = [
+        chr(code)
+        for code in range(0x80, 0x110000)
+        if any(char.isascii() for char in chr(code).lower())
+    ]
+    assert lowering == list(LOWER_TO_ASCII)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.text(alphabet="ab1_. -ZKI\u00e9\u0130\u212a\u2014\u03a3\U0001f600\ud800", max_size=60))
+def test_text_outside_ascii_splits_as_the_plain_pattern_does(text: str) -> None:
     words = [w for w in PLAIN.findall(text.lower()) if w not in STOPWORDS]
     assert content_words(text) == words
