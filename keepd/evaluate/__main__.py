@@ -91,9 +91,7 @@ def _table(groups: dict[str, list[Prepared]], side: list[labels.Labelled]) -> st
             lines += [_labelled_row(outcome) for outcome in outcomes]
             continue
         p = piece_score(cases, side)
-        lines.append(
-            row + f"| {p.exact:.0%} / {p.within_one:.0%} | {p.moved} | {p.unlabelled} |"
-        )
+        lines.append(row + f"| {p.exact:.0%} / {p.within_one:.0%} | {p.moved} | {p.unlabelled} |")
     return "\n".join(lines)
 
 

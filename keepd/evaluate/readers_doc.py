@@ -99,6 +99,18 @@ def _misses(groups: Sequence[GroupCases], every: Sequence[Labelled]) -> str:
     )
 
 
+def _points_line() -> str:
+    p = DEFAULT_TUNING.points
+    return (
+        f"cue points: work finished {p.finished:g}, git branch {p.branch:g}, pause "
+        f"{p.pause:g}, a prompt of {p.long_words}+ words {p.long_prompt:g}, of {p.fuller}+ "
+        f"after one of {p.short} or fewer {p.after_short:g}, turns to the next thing "
+        f"{p.turns:g}, new files ({p.fresh_share:.0%} of {p.turns_ahead} turns) "
+        f"{p.new_files:g}, words at ●● height {p.words:g}, no content {p.bare:g}; ●●● at "
+        f"{p.clear:g} points, not beaten next to it"
+    )
+
+
 def _constants() -> str:
     t = DEFAULT_TUNING
     rows = [
@@ -118,9 +130,10 @@ def _constants() -> str:
             "the six sessions of corpus/labels/newest_piece.json, in earlier work",
         ],
         [
-            f"{t.cued_clear} cues (work finished, a session event) make ●●● alone; "
-            f"{t.cued_raise} cue next to a ●● zone raises it",
-            "boundaries.json and the calibration joins: the table of what each cue adds",
+            _points_line(),
+            "boundaries.json: a logistic fit of stops both readers call a task against all "
+            "other measurable stops, coefficients rounded to halves; the ●●● total from the "
+            "same stops (task switches found against ●●● at a reader boundary)",
         ],
         [
             f'the variant "{variants.CHOSEN}" (not keepd\'s rule: see above)',

@@ -140,9 +140,7 @@ def outranking_table(groups: Sequence[GroupCases], labelled: Sequence[Prepared])
     """keepd's rule (events pick only when no zone reaches ●●) beside events outranking ●●
     zones, on the labelled sessions and the joins of tails 8-15."""
     rows = [_outranking_row("labelled (--whole)", labelled)]
-    rows += [
-        _outranking_row(group.label, group.cases) for group in groups if not group.independent
-    ]
+    rows += [_outranking_row(group.label, group.cases) for group in groups if not group.independent]
     headers = ["cases", "n", "at the gold stop", "within one", "outranking: at it", "within one"]
     return table(headers, rows)
 
