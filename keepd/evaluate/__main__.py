@@ -20,7 +20,6 @@ from keepd.evaluate.cases import (
     single_cases,
 )
 from keepd.evaluate.markdown import table
-from keepd.evaluate.piece_gold import piece_score
 from keepd.evaluate.score import (
     Outcome,
     Prepared,
@@ -31,6 +30,7 @@ from keepd.evaluate.score import (
     prepare,
     summarise,
 )
+from keepd.evaluate.sessions import JOIN_HEADERS, join_row
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -58,7 +58,7 @@ def main(argv: list[str] | None = None) -> int:
             print(_table(prepared, side))
             print(f"\n{_outranking(prepared)}\n")
             for group in groups:
-                misses = variants.join_misses(prepared[group.title], every_label)
+                misses = variants.join_misses(prepared[group.title], side)
                 print(f"{group.title}: {misses}")
             print()
             joins = {group.title: prepared[group.title] for group in groups}
@@ -74,25 +74,25 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def _stitched(cases: list[Prepared]) -> bool:
+    return bool(cases) and all(case.case.pieces for case in cases)
+
+
 def _table(groups: dict[str, list[Prepared]], side: list[labels.Labelled]) -> str:
-    """Picks against the junction and against the piece-aware gold (`side`: the labels of
-    this side of the split)."""
-    lines = [
-        "| cases | n | pick at junction | within one stop | junction graded ●●● "
-        "| piece-aware gold: at / within one | gold moved | last piece unlabelled here |",
-        "|---|---|---|---|---|---|---|---|",
-    ]
+    """The joins against their gold (from `side`, the labels of this side of the split) and
+    the junction alone; the labelled sessions against their newest piece."""
+    joins = [join_row(name, cases, side) for name, cases in groups.items() if _stitched(cases)]
+    parts = [table(JOIN_HEADERS, joins)]
     for name, cases in groups.items():
-        outcomes: list[Outcome] = [judge(case, DEFAULT_TUNING) for case in cases]
-        s = summarise(outcomes)
-        row = f"| {name} | {s.cases} | {s.exact:.0%} | {s.within_one:.0%} | {s.clear_at_gold:.0%} "
-        if name.startswith("labelled"):
-            lines.append(row + "| - | - | - |")
-            lines += [_labelled_row(outcome) for outcome in outcomes]
-            continue
-        p = piece_score(cases, side)
-        lines.append(row + f"| {p.exact:.0%} / {p.within_one:.0%} | {p.moved} | {p.unlabelled} |")
-    return "\n".join(lines)
+        if not _stitched(cases):
+            outcomes = [judge(case, DEFAULT_TUNING) for case in cases]
+            s = summarise(outcomes)
+            parts.append(
+                f"\n{name}: {s.cases} sessions, pick at the newest {s.exact:.0%}, within one "
+                f"{s.within_one:.0%}, graded ●●● there {s.clear_at_gold:.0%}\n\n"
+                + table(_LABELLED_HEADERS, [_labelled_row(outcome) for outcome in outcomes])
+            )
+    return "\n".join(parts)
 
 
 def _outranking(groups: dict[str, list[Prepared]]) -> str:
@@ -104,12 +104,18 @@ def _outranking(groups: dict[str, list[Prepared]]) -> str:
     return "were events to outrank ●● zones, within one stop: " + "; ".join(parts)
 
 
-def _labelled_row(outcome: Outcome) -> str:
+_LABELLED_HEADERS = ["session", "newest", "pick", "within one", "pick grade"]
+
+
+def _labelled_row(outcome: Outcome) -> list[object]:
     near = outcome.distance is not None and outcome.distance <= 1
-    return (
-        f"|  {outcome.case.name} | gold {outcome.gold} | pick {outcome.pick} "
-        f"| {'yes' if near else 'no'} | {outcome.grade or '-'} |"
-    )
+    return [
+        outcome.case.name,
+        outcome.gold,
+        outcome.pick,
+        "yes" if near else "no",
+        outcome.grade or "-",
+    ]
 
 
 def _labelled(read: dict[labels.Source, list[labels.Labelled]]) -> str:

@@ -22,6 +22,7 @@ class Case:
     gold: str | None
     kind: str  # "cross", "same", "labelled", "single"
     junctions: tuple[str, ...] = ()  # a stitched join's: the first prompt of every later piece
+    pieces: tuple[str, ...] = ()  # a stitched join's: the session file of every piece, in order
 
 
 def find_shared(start: Path | None = None) -> Path | None:
@@ -60,6 +61,27 @@ def corpus_sessions(shared: Path) -> list[Path]:
     )
 
 
+HELD_OUT_LABELS = Path(__file__).resolve().parent / "data" / "held_out_labels.json"
+
+
+def label_file(shared: Path, held_out: bool) -> Path:
+    """The readers' labels of one side of the split: calibration (corpus/labels/boundaries.json)
+    or held out (kept in the repository, never tuned on)."""
+    return HELD_OUT_LABELS if held_out else shared / "corpus" / "labels" / "boundaries.json"
+
+
+def side_sessions(shared: Path, held_out: bool) -> list[Path]:
+    """The corpus sessions labelled on one side of the split, the only ones its joins draw on.
+
+    A join drawn from both sides would carry sessions the constants were tuned on into the
+    held-out check, and a piece nobody labelled has no gold but its junction. A corpus session
+    labelled on neither side therefore goes into no join.
+    """
+    path = label_file(shared, held_out)
+    names = set(orjson.loads(path.read_bytes())) if path.is_file() else set()
+    return [path for path in corpus_sessions(shared) if path.name in names]
+
+
 def repository(path: Path) -> str:
     return "__".join(path.name.split("__")[:2])
 
@@ -70,6 +92,7 @@ def prompt_count(stitch: ModuleType, path: Path) -> int:
 
 def stitched_cases(
     shared: Path,
+    sessions: list[Path],
     out: Path,
     *,
     count: int,
@@ -79,18 +102,19 @@ def stitched_cases(
     seed: int = 7,
     independent: bool = False,
 ) -> list[Case]:
-    """`count` joins of `pieces` sessions each, every piece cut to a random tail length.
+    """Up to `count` joins of `pieces` of `sessions` each, every piece cut to a random tail
+    length; a draw of the same pieces with the same tails as an earlier one is skipped.
 
     With one tail for every piece (stitch.py's `--tail`), the junction of two pieces is the
     middle stop; `independent` draws each piece's tail on its own (up to its length).
     """
     stitch = load_stitch(shared)
-    sessions = corpus_sessions(shared)
     prompts = {path: prompt_count(stitch, path) for path in sessions}
     rng = random.Random(seed)
     cases: list[Case] = []
     kind = "same" if same_repository else "cross"
     out.mkdir(parents=True, exist_ok=True)
+    drawn: set[tuple[tuple[Path, ...], tuple[int, ...]]] = set()
     for attempt in range(count * 50):
         if len(cases) >= count:
             break
@@ -102,6 +126,9 @@ def stitched_cases(
         cuts = [tail] * pieces
         if independent:
             cuts = [rng.randint(tails[0], min(tails[1], prompts[p])) for p in chosen]
+        if (tuple(chosen), tuple(cuts)) in drawn:
+            continue  # the same join twice would count one case twice
+        drawn.add((tuple(chosen), tuple(cuts)))
         name = f"{kind}{pieces}-s{seed}-{attempt:04d}-t{'+'.join(map(str, cuts))}"
         if not independent:
             name = f"{kind}{pieces}-s{seed}-{attempt:04d}-t{tail}"
@@ -109,7 +136,8 @@ def stitched_cases(
         entries, gold = _stitch(stitch, chosen, cuts, out / name)
         target.write_bytes(b"".join(orjson.dumps(entry) + b"\n" for entry in entries))
         junctions = tuple(gold.get("junctions") or ())
-        cases.append(Case(name, target, _last(gold), kind, junctions))
+        names = tuple(path.name for path in chosen)
+        cases.append(Case(name, target, _last(gold), kind, junctions, names))
     return cases
 
 
@@ -141,8 +169,10 @@ class Group:
     independent: bool = False  # each piece its own tail
 
     def cases(self, shared: Path, out: Path, count: int) -> list[Case]:
+        """The group's joins, their pieces drawn from its own side's labelled sessions only."""
         return stitched_cases(
             shared,
+            side_sessions(shared, self.held_out),
             out,
             count=max(round(count * self.share), 2),
             pieces=self.pieces,

@@ -215,25 +215,29 @@ def _sessions(run: Run) -> str:
     return f"""## Sessions: keepd's pick
 
 Stitched sessions join real transcripts end to end with `../shared/tools/stitch.py` ({tails});
-every curve covers the whole history. Each join is scored against two golds, side by side.
-The *junction* is the first prompt of the last piece. The *piece-aware* gold asks what the
-labelled sessions ask: where does the work still going on at the end begin? The last piece
-is the tail of a real session; when both readers of that session put its newest piece inside
-the tail (within one stop of each other), their stops, mapped into the join by the prompt's
-uuid, are the gold; when they disagree, a pick at either reader's newest or at the junction
-counts; when the newest began before the tail, the junction stays the gold
-(`keepd/evaluate/piece_gold.py`).
+every curve covers the whole history. The joins of each side of the split draw their pieces
+only from the sessions labelled on that side: calibration joins from the calibration sessions
+(`boundaries.json`), held-out joins from the held-out ones (`held_out_labels.json`), so no
+held-out join carries a session anything was tuned on, and every piece has readers. (A corpus
+session labelled on neither side would go into no join; today there is none.) A draw of the
+same pieces with the same tails as an earlier one is skipped, so a group that runs out of
+distinct joins has fewer than asked for.
 
-The piece-aware gold is the right one: with the junction as gold, a pick that finds a task
-switch the readers marked inside the last piece counts as a miss, so the join floor punishes
-exactly what the labelled floor asks for, and no grading could serve both. What it changes:
-in real sessions the newest work mostly begins in the last few prompts, so the gold moves in
-most joins whose last piece is labelled, usually to one of the last three stops, and picks at
-the junction become misses there. Labels are used on their own side of the split only
-(calibration labels for calibration joins, held-out ones for held-out joins); a last piece
-labelled only on the other side keeps the junction. The joins of both sides draw their pieces
-from every corpus session, so most held-out joins' last pieces are labelled only in the
-calibration file: their piece-aware figure is mostly the junction's.
+A join's *gold* is where a reader, given its pieces' labels, would say its newest task begins.
+That is the *junction* (the first prompt of the last piece), unless the readers of the last
+piece's own session marked a new task inside its tail: then the newest task begins there, and
+a pick there is right for a person ("summarize up to the newest work"). Where both readers
+call a stop of the tail a task (within one stop of each other), the newest such stop, mapped
+into the join by the prompt's uuid, is the gold, either reader's stop counting as at it; a
+later task only one reader marked counts beside it (or beside the junction). Steps do not move
+the gold: they continue the task begun at the junction (`keepd/evaluate/piece_gold.py`).
+"Gold moved" counts the joins whose gold is not the junction; the junction alone is kept as the
+last columns, so a pick at the junction of a join whose last piece goes on to a new task is
+visible as a hit there and a miss against the gold.
+
+The held-out joins rest on few sessions: of the 17 held-out sessions, 6 (in 3 repositories)
+have the 8 prompts a tail of 8-15 needs, so the held-out groups of tails 8-15 repeat the same
+few last pieces; the groups of other tails use more of them.
 
 {sessions.pick_table(groups, run.readers)}
 

@@ -19,10 +19,10 @@ from pathlib import Path
 import orjson
 
 from keepd.core.grade import DEFAULT_TUNING, Grade, Grading, Tuning, grade
-from keepd.evaluate.cases import Case
+from keepd.evaluate.cases import HELD_OUT_LABELS, Case, label_file
 from keepd.evaluate.score import Prepared, grading_of, prepare
 
-HELD_OUT = Path(__file__).resolve().parent / "data" / "held_out_labels.json"
+HELD_OUT = HELD_OUT_LABELS
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,8 +37,8 @@ class Source:
 def sources(shared: Path) -> list[Source]:
     """The calibration labels (corpus/labels/boundaries.json), then the held-out ones."""
     found = [
-        Source("boundaries.json", shared / "corpus" / "labels" / "boundaries.json", False),
-        Source("held_out_labels.json", HELD_OUT, True),
+        Source("boundaries.json", label_file(shared, False), False),
+        Source("held_out_labels.json", label_file(shared, True), True),
     ]
     return [source for source in found if source.path.is_file()]
 
@@ -49,6 +49,23 @@ class Reader:
 
     kinds: dict[int, str]
     newest: int | None
+
+    def tasks(self) -> list[int]:
+        """The stops this reader calls a new task, in order."""
+        return sorted(k for k, kind in self.kinds.items() if kind == "task")
+
+
+def agreed(a: Sequence[int], b: Sequence[int]) -> list[tuple[int, int]]:
+    """Stops of `a` and of `b` within one stop of each other, as (a's, b's) pairs, each stop
+    in at most one pair (the first match in order)."""
+    left = list(b)
+    pairs = []
+    for k in a:
+        match = next((j for j in left if abs(j - k) <= 1), None)
+        if match is not None:
+            left.remove(match)
+            pairs.append((k, match))
+    return pairs
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,14 +82,7 @@ class Labelled:
     def task_switches(self) -> list[tuple[int, int]]:
         """Stops both readers call a task, as (a's, b's) pairs within one stop of each other."""
         a, b = self.readers
-        b_tasks = sorted(k for k, kind in b.kinds.items() if kind == "task")
-        pairs = []
-        for k in sorted(k for k, kind in a.kinds.items() if kind == "task"):
-            match = next((j for j in b_tasks if abs(j - k) <= 1), None)
-            if match is not None:
-                b_tasks.remove(match)
-                pairs.append((k, match))
-        return pairs
+        return agreed(a.tasks(), b.tasks())
 
     def boundaries(self) -> set[int]:
         """Every stop either reader marked, any kind."""

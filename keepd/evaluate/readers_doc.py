@@ -17,7 +17,6 @@ def readers_section(read: dict[Source, list[Labelled]], groups: Sequence[GroupCa
     joins = {
         group.title: group.cases for group in groups if not group.held_out and not group.independent
     }
-    every = [case for found in read.values() for case in found]
     parts = [
         f"""## Grades as people see them
 
@@ -54,8 +53,8 @@ Every curve covers the whole history, with the session's own events and cues."""
 
 Each row runs keepd's grading with one cue taken out or another counted as if it were work
 finished, or with another rule for the pick among the zones keepd grades; the labels are the
-calibration readers', the joins the calibration joins (tails 8-15), each scored against the
-junction and against the piece-aware gold (from the calibration labels; "Sessions: keepd's
+calibration readers', the joins the calibration joins (tails 8-15), each scored against its
+gold from the calibration labels, with the junction alone in brackets ("Sessions: keepd's
 pick"). Unless a row says otherwise, the words' own ●●● zones outrank the ●●● zones cues made.
 
 {variants.variant_table(calibration, joins)}
@@ -63,16 +62,13 @@ pick"). Unless a row says otherwise, the words' own ●●● zones outrank the 
 The row chosen on this table is "{variants.CHOSEN}": the newest work begins at the latest
 clear change, whether the words or the cues make it clear (the words' ●●● outranked the cues'
 because the junction gold rewarded it: the words always change at a junction), and a long
-prompt is where people describe new work (the cue rates below). On calibration data it raises
-the piece-aware figure of every join group and the labelled pick, and lowers the junction
-figure. Checked once on held out:
+prompt is where people describe new work (the cue rates below). It was chosen when the joins'
+gold was the readers' newest piece and the joins drew on every corpus session; it is measured
+again here, and checked once on held out:
 
 {variants.held_out_check(held, held_joins)}
 
-keepd's own grading is not changed to it: on held out the labelled figures do not move, and
-the joins' piece-aware figure falls because most of their last pieces are labelled on the
-calibration side only and keep the junction as gold. The joins need pieces drawn from each
-side's own labelled sessions before the held-out check can speak.
+keepd's own grading is not changed to it here: grading is tuned elsewhere, on calibration data.
 
 How often each cue is present at the stops both readers call a task, at stops only marked
 otherwise (a step, or a task by one reader), and at stops nobody marked (calibration):
@@ -81,19 +77,20 @@ otherwise (a step, or a task by one reader), and at stops nobody marked (calibra
 
 ### Where the joins' missed picks land
 
-Against the junction gold: a join's last piece is a real session with task switches of its
-own, and the readers labelled every corpus session (both files), so a pick past the junction
-can be checked against them (the piece-aware gold counts the readers' newest as a hit):
+Picks more than one stop from a join's gold: in an earlier piece; short of the gold, at or
+after the junction when the last piece's readers marked a newer task (most often the junction
+itself); after the gold at a stop those readers marked (a step); or after it elsewhere:
 
-{_misses(groups, every)}"""
+{_misses(groups, read)}"""
     )
     parts.append(_constants())
     return "\n\n".join(parts)
 
 
-def _misses(groups: Sequence[GroupCases], every: Sequence[Labelled]) -> str:
+def _misses(groups: Sequence[GroupCases], read: dict[Source, list[Labelled]]) -> str:
+    side = {source.held_out: found for source, found in read.items()}
     return "\n".join(
-        f"- {group.label}: {variants.join_misses(group.cases, every)}."
+        f"- {group.label}: {variants.join_misses(group.cases, side.get(group.held_out, []))}."
         for group in groups
         if not group.independent
     )

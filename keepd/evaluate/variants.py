@@ -1,6 +1,6 @@
 """What each cue and pick rule adds: keepd's grading with one cue taken out or another counted
-in, or another rule for the pick, scored on the readers' labels and on the joins (against the
-junction and the piece-aware gold); and where a join's missed pick lands.
+in, or another rule for the pick, scored on the readers' labels and on the joins (against their
+gold, the junction alone beside it); and where a join's missed pick lands.
 
 A cue is counted in by treating it as work finished before the stop, and a pick rule chooses
 among the zones keepd grades, so every variant runs the one grading rule of core/grade.py.
@@ -20,7 +20,7 @@ from keepd.core.points import DEFAULT_POINTS
 from keepd.evaluate import labels
 from keepd.evaluate.labels import Labelled
 from keepd.evaluate.markdown import percent, table
-from keepd.evaluate.piece_gold import piece_score
+from keepd.evaluate.piece_gold import join_gold, piece_score
 from keepd.evaluate.score import Prepared, grading_of
 
 Variant = Callable[[Prepared], Grading]
@@ -144,8 +144,8 @@ def variant_table(
             [labels.score_grading(case, variant(case.prepared)) for case in labelled]
         )
         cells = [
-            f"{percent(j.junction_exact)} / {percent(j.junction_within_one)}; "
-            f"{percent(j.exact)} / {percent(j.within_one)}"
+            f"{percent(j.exact)} / {percent(j.within_one)} "
+            f"({percent(j.junction_exact)} / {percent(j.junction_within_one)})"
             for j in (
                 piece_score(cases, labelled, [variant(case) for case in cases])
                 for cases in joins.values()
@@ -165,7 +165,7 @@ def variant_table(
         "task switches with ●●● within one",
         "●●● at a reader boundary",
         "pick within one of the newest",
-        *(f"{title}: junction; piece-aware (at / within one)" for title in joins),
+        *(f"{title}: at / within one of the gold (of the junction alone)" for title in joins),
     ]
     return table(headers, rows)
 
@@ -209,37 +209,39 @@ def cue_rates(labelled: Sequence[Labelled]) -> str:
 
 
 def join_misses(cases: Sequence[Prepared], labelled: Sequence[Labelled]) -> str:
-    """Where the picks that miss a join's junction land: after it, at a stop the readers of the
-    last piece's own session call a task (within one), or elsewhere."""
-    tasks: dict[str | None, bool] = {}
-    for session in labelled:
-        marked = {
-            k for reader in session.readers for k, kind in reader.kinds.items() if kind == "task"
-        }
-        for k, uuid in enumerate(session.prepared.uuids):
-            tasks[uuid] = any(abs(k - j) <= 1 for j in marked)
-    after_task = after_other = unlabelled = before = none = 0
+    """Where the picks that miss a join's gold by more than one stop land: in an earlier piece,
+    between the junction and a gold the last piece's readers moved later, after the gold at a
+    stop its readers marked (a step), after it elsewhere; or nowhere (no pick)."""
+    places = dict.fromkeys(("earlier", "short", "marked", "later", "none"), 0)
     for case in cases:
+        gold = join_gold(case, labelled).stops
         grading = grading_of(case)
-        if grading.pick is None or case.gold is None:
-            none += 1
+        if grading.pick is None or not gold or case.gold is None:
+            places["none"] += 1
             continue
         at = grading.pick.best
-        if abs(at - case.gold) <= 1:
+        if any(abs(at - k) <= 1 for k in gold):
             continue
-        uuid = case.uuids[at] if at < len(case.uuids) else None
-        if at < case.gold:
-            before += 1
-        elif uuid not in tasks:
-            unlabelled += 1
-        elif tasks[uuid]:
-            after_task += 1
-        else:
-            after_other += 1
-    missed = after_task + after_other + unlabelled + before + none
+        places[_place(at, case.gold, case, gold, labelled)] += 1
     return (
-        f"{missed} of {len(cases)} picks miss the junction by more than one stop: "
-        f"{after_task} land later at a stop the readers of that piece's session call a task, "
-        f"{after_other} later elsewhere in a labelled piece, {unlabelled} later in an "
-        f"unlabelled piece, {before} before the junction, {none} without a pick"
+        f"{sum(places.values())} of {len(cases)} picks miss the gold by more than one stop: "
+        f"{places['earlier']} in an earlier piece, {places['short']} between the junction and "
+        f"a newer task inside the last piece, {places['marked']} later at a stop the last "
+        f"piece's readers marked (a step), {places['later']} later elsewhere, "
+        f"{places['none']} without a pick"
     )
+
+
+def _place(
+    at: int, junction: int, case: Prepared, gold: tuple[int, ...], labelled: Sequence[Labelled]
+) -> str:
+    """Where a missed pick at stop `at` of a join lies (join_misses' places)."""
+    if at < junction:
+        return "earlier"
+    if at < min(gold):
+        return "short"
+    source = next(s for s in labelled if s.name == case.case.pieces[-1])
+    where = {uuid: k for k, uuid in enumerate(source.prepared.uuids)}
+    k = where.get(case.uuids[at])
+    marked = k is not None and any(abs(k - j) <= 1 for j in source.boundaries())
+    return "marked" if marked else "later"
