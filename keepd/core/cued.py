@@ -4,8 +4,9 @@ alone make ●●●, and makes the event pick when no zone reaches ●●.
 The words' zones stay the measure of how self-contained a stop is; the cues say whether
 people would call it a new task. A ●● zone of the words with a stop of ●●● points at or
 next to it becomes ●●● there; elsewhere such a stop is a ●●● zone of its own. Zones the
-cues made ●●● are `cued`: the words' own ●●● zones outrank them (joins of unrelated
-sessions show their junction in the words, and pieces of real sessions carry real cues).
+cues made ●●● with fewer than `Points.ranked` points are `cued`: the words' own ●●● zones
+outrank them for the pick (joins of unrelated sessions show their junction in the words, and
+pieces of real sessions carry real cues); stronger cues rank with the words.
 """
 
 from __future__ import annotations
@@ -56,7 +57,8 @@ def with_points(
             continue
         best = past_bare(curve.sc, usable, bare, k, wiggle)
         multiple = round(float(heights[best]), 2)
-        out.append(Zone(k, best, best, Grade.CLEAR, multiple, reasons=scored.reasons[k], cued=True))
+        weak = bool(scored.totals[k] < tuning.points.ranked)
+        out.append(Zone(k, best, best, Grade.CLEAR, multiple, reasons=scored.reasons[k], cued=weak))
     strongest: dict[int, Zone] = {}  # a raised zone may move onto another zone's stop
     for zone in out:
         if zone.best not in strongest or zone.rank > strongest[zone.best].rank:

@@ -9,8 +9,8 @@ never touched before. Each cue earns points; a stop whose total reaches `clear` 
 beaten by a neighbour is a place people call a new task. The points are a logistic model's
 coefficients, fitted on the calibration labels (`../shared/corpus/labels/boundaries.json`:
 stops both readers call a task against all other stops that keep enough words) and rounded
-to halves; `clear` was chosen on the same stops (docs/EVALUATION.md, "Which data chose
-each constant").
+to halves; `clear` was chosen on the same stops, `ranked` on the same sessions' newest piece
+and the calibration joins (docs/EVALUATION.md, "Which data chose each constant").
 """
 
 from __future__ import annotations
@@ -41,12 +41,16 @@ class Points:
     short: int = 3
     turns: float = 1.5  # the prompt says it turns to the next thing ("next issue", 1.70)
     after_closing: float = 2.0  # the prompt before said the work is done ("that works", 1.93)
-    new_files: float = 0.5  # most files of the next `turns_ahead` turns never touched (0.55)
+    # Most files of the next `turns_ahead` turns never touched before (fit 0.55): left at 0, as
+    # with it ●●● stood at a reader boundary in 57 of 66 calibration zones, too close to the
+    # 85% floor (one standard error below: 82%); without it 50 of 55 (87%), 3 switches fewer.
+    new_files: float = 0.0
     fresh_share: float = 0.6
     turns_ahead: int = 3
     words: float = 0.5  # the words stand `Tuning.subtopic` wiggles high there (0.47)
     bare: float = -1.0  # a prompt with no content of its own (-1.00)
     clear: float = 2.0  # a total this high, not beaten next to it, is ●●●
+    ranked: float = 3.0  # ... and ranks with the words' own ●●● zones for the pick
 
 
 DEFAULT_POINTS = Points()

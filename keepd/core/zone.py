@@ -59,7 +59,7 @@ class Zone:
     falling: bool = False
     event: Event | None = None  # set for the pick an event made (no zone reached ●●)
     reasons: tuple[str, ...] = ()  # what graded it: "words", then the cues
-    cued: bool = False  # ●●● by the cues, not the words alone: ranks below words' ●●●
+    cued: bool = False  # ●●● by weaker cues (core/points.py), not the words: ranks below them
 
     @property
     def shape(self) -> str:

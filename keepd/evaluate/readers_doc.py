@@ -59,16 +59,15 @@ pick"). Unless a row says otherwise, the words' own ●●● zones outrank the 
 
 {variants.variant_table(calibration, joins)}
 
-The row chosen on this table is "{variants.CHOSEN}": the newest work begins at the latest
-clear change, whether the words or the cues make it clear (the words' ●●● outranked the cues'
-because the junction gold rewarded it: the words always change at a junction), and a long
-prompt is where people describe new work (the cue rates below). It was chosen when the joins'
-gold was the readers' newest piece and the joins drew on every corpus session; it is measured
-again here, and checked once on held out:
+keepd's rule is the second row: every cue's points (core/points.py) from a logistic fit on
+the calibration stops both readers call a task against all other stops that keep enough words,
+rounded to halves; ●●● at 2 points (the rows at 1.5 and 2.5 show the trade between finding
+task switches and staying at a reader boundary), and a cued ●●● zone of 3 points or more ranks
+with the words' own for the pick (the pick rows: 3 found the most newest pieces, and the joins
+within one of their gold about as often as at 3.5). Checked once on held out, beside the
+grading before the cues' points:
 
 {variants.held_out_check(held, held_joins)}
-
-keepd's own grading is not changed to it here: grading is tuned elsewhere, on calibration data.
 
 How often each cue is present at the stops both readers call a task, at stops only marked
 otherwise (a step, or a task by one reader), and at stops nobody marked (calibration):
@@ -133,8 +132,9 @@ def _constants() -> str:
             "same stops (task switches found against ●●● at a reader boundary)",
         ],
         [
-            f'the variant "{variants.CHOSEN}" (not keepd\'s rule: see above)',
-            "boundaries.json and the calibration joins, piece-aware gold",
+            f"a cued ●●● zone of {DEFAULT_TUNING.points.ranked:g}+ points ranks with the words' "
+            "own for the pick",
+            "boundaries.json (the newest piece) and the calibration joins (their gold)",
         ],
         [
             "work finished: git commit / push / merge, gh pr create / merge in a Bash call",

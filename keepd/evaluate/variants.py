@@ -110,13 +110,15 @@ SIGNALS = {
     "a fuller prompt after short replies": "after_short",
     "a prompt that turns to the next thing": "turns",
     "the prompt before closed the work": "after_closing",
-    "new files": "new_files",
     "the words at ●● height": "words",
     "the content-free prompt's penalty": "bare",
 }
-CHOSEN = "pick: latest ●●● (cues rank as words)"
+LATEST = "pick: latest ●●● (cues rank as words)"
 PICK_RULES: dict[str, Variant] = {
-    CHOSEN: _picking(_latest),
+    "pick: cued ●●● ranks with the words at 2.5 points": _points(ranked=2.5),
+    "pick: cued ●●● ranks with the words at 3.5 points": _points(ranked=3.5),
+    "pick: cued ●●● never ranks with the words": _points(ranked=float("inf")),
+    LATEST: _picking(_latest),
     "pick: highest ●●● multiple": _picking(_strongest),
 }
 
@@ -126,6 +128,7 @@ VARIANTS: dict[str, Variant] = {
     **{f"without {name}": _points(**{field: 0.0}) for name, field in SIGNALS.items()},
     "+ a prompt that starts work (points as work finished)": _counting(_starts),
     "+ a new issue or PR number (points as work finished)": _counting(_numbers),
+    "+ new files, 0.5 (the fit's points)": _points(new_files=0.5),
     "●●● at 1.5 points": _points(clear=1.5),
     "●●● at 2.5 points": _points(clear=2.5),
     **PICK_RULES,
@@ -171,8 +174,9 @@ def variant_table(
 
 
 def held_out_check(labelled: Sequence[Labelled], joins: Mapping[str, Sequence[Prepared]]) -> str:
-    """keepd and the variant chosen on calibration data, on the held-out labels and joins."""
-    return variant_table(labelled, joins, {"keepd": grading_of, CHOSEN: VARIANTS[CHOSEN]})
+    """keepd, and the grading before the cues' points, on the held-out labels and joins."""
+    before = "words and session events (no cue points)"
+    return variant_table(labelled, joins, {before: VARIANTS[before], "keepd": grading_of})
 
 
 def cue_rates(labelled: Sequence[Labelled]) -> str:

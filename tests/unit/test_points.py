@@ -13,7 +13,7 @@ from keepd.core.points import DEFAULT_POINTS, clear_stops, score
 from keepd.core.session import SessionState
 from keepd.core.tree import Scope
 from tests.unit.builders import Chain
-from tests.unit.test_grade import N, _curve, _falling, _frees
+from tests.unit.test_grade import N, _curve, _falling, _frees, _peak
 
 P = DEFAULT_POINTS
 
@@ -144,3 +144,16 @@ def test_a_command_s_markup_is_neither_long_nor_a_request_after_short_replies() 
     assert found[1] == 0  # a workflow's slash command: its 30 words are markup
     assert found[2] == P.bare
     assert found[3] == P.after_short  # a request after a command counts as after short
+
+
+def test_strong_cues_rank_with_the_words_own_clear_zone_for_the_pick() -> None:
+    sc = _peak(_falling(7), 20, height=0.2)  # the words' own ●●● at 20
+    pause = np.zeros(N, dtype=np.int8)
+    pause[45] = EVENTS.index(Event.PAUSE)
+    weak = grade(_curve(sc), _frees(), events=pause, cues=_cues(N, finished=[45]))  # 2.5
+    assert weak.pick is not None and weak.pick.best == 20
+    words = [5] * N
+    words[45] = 25  # and a long prompt: 3.5 points
+    strong = grade(_curve(sc), _frees(), events=pause, cues=_cues(N, finished=[45], words=words))
+    assert strong.pick is not None and strong.pick.best == 45 and not strong.pick.cued
+    assert strong.pick.reasons == ("work finished", "pause", "long prompt")
