@@ -55,7 +55,7 @@ def main(argv: list[str] | None = None) -> int:
             seeds = ", ".join(str(group.seed) for group in groups)
             side = next((f for s, f in read.items() if s.held_out == (title != "calibration")), [])
             print(f"{title} (seeds {seeds})\n")
-            print(_table(prepared, side))
+            print(_table(prepared))
             print(f"\n{_outranking(prepared)}\n")
             for group in groups:
                 misses = variants.join_misses(prepared[group.title], side)
@@ -78,10 +78,10 @@ def _stitched(cases: list[Prepared]) -> bool:
     return bool(cases) and all(case.case.pieces for case in cases)
 
 
-def _table(groups: dict[str, list[Prepared]], side: list[labels.Labelled]) -> str:
-    """The joins against their gold (from `side`, the labels of this side of the split) and
-    the junction alone; the labelled sessions against their newest piece."""
-    joins = [join_row(name, cases, side) for name, cases in groups.items() if _stitched(cases)]
+def _table(groups: dict[str, list[Prepared]]) -> str:
+    """The joins against their gold (from the labels of their side of the split) and the
+    junction alone; the labelled sessions against their newest piece."""
+    joins = [join_row(name, cases) for name, cases in groups.items() if _stitched(cases)]
     parts = [table(JOIN_HEADERS, joins)]
     for name, cases in groups.items():
         if not _stitched(cases):

@@ -5,12 +5,15 @@ from __future__ import annotations
 import functools
 import importlib.util
 import random
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import orjson
+
+from keepd.evaluate.piece_gold import newest_task, reader_tasks
 
 
 @dataclass(frozen=True, slots=True)
@@ -23,6 +26,7 @@ class Case:
     kind: str  # "cross", "same", "labelled", "single"
     junctions: tuple[str, ...] = ()  # a stitched join's: the first prompt of every later piece
     pieces: tuple[str, ...] = ()  # a stitched join's: the session file of every piece, in order
+    targets: tuple[str, ...] = ()  # a join's gold (piece_gold.py) as prompt uuids; () `gold` alone
 
 
 def find_shared(start: Path | None = None) -> Path | None:
@@ -70,6 +74,12 @@ def label_file(shared: Path, held_out: bool) -> Path:
     return HELD_OUT_LABELS if held_out else shared / "corpus" / "labels" / "boundaries.json"
 
 
+def side_labels(shared: Path, held_out: bool) -> dict[str, Any]:
+    """The labels of one side of the split, by session file name."""
+    path = label_file(shared, held_out)
+    return orjson.loads(path.read_bytes()) if path.is_file() else {}
+
+
 def side_sessions(shared: Path, held_out: bool) -> list[Path]:
     """The corpus sessions labelled on one side of the split, the only ones its joins draw on.
 
@@ -77,8 +87,7 @@ def side_sessions(shared: Path, held_out: bool) -> list[Path]:
     held-out check, and a piece nobody labelled has no gold but its junction. A corpus session
     labelled on neither side therefore goes into no join.
     """
-    path = label_file(shared, held_out)
-    names = set(orjson.loads(path.read_bytes())) if path.is_file() else set()
+    names = set(side_labels(shared, held_out))
     return [path for path in corpus_sessions(shared) if path.name in names]
 
 
@@ -95,6 +104,7 @@ def stitched_cases(
     sessions: list[Path],
     out: Path,
     *,
+    labels: Mapping[str, Any],
     count: int,
     pieces: int = 2,
     same_repository: bool = False,
@@ -103,7 +113,8 @@ def stitched_cases(
     independent: bool = False,
 ) -> list[Case]:
     """Up to `count` joins of `pieces` of `sessions` each, every piece cut to a random tail
-    length; a draw of the same pieces with the same tails as an earlier one is skipped.
+    length; a draw of the same pieces with the same tails as an earlier one is skipped. Each
+    join's gold is read from `labels` (a labels file's sessions) for its last piece.
 
     With one tail for every piece (stitch.py's `--tail`), the junction of two pieces is the
     middle stop; `independent` draws each piece's tail on its own (up to its length).
@@ -137,7 +148,8 @@ def stitched_cases(
         target.write_bytes(b"".join(orjson.dumps(entry) + b"\n" for entry in entries))
         junctions = tuple(gold.get("junctions") or ())
         names = tuple(path.name for path in chosen)
-        cases.append(Case(name, target, _last(gold), kind, junctions, names))
+        targets = _targets(entries, _last(gold), labels.get(names[-1]))
+        cases.append(Case(name, target, _last(gold), kind, junctions, names, targets))
     return cases
 
 
@@ -169,11 +181,13 @@ class Group:
     independent: bool = False  # each piece its own tail
 
     def cases(self, shared: Path, out: Path, count: int) -> list[Case]:
-        """The group's joins, their pieces drawn from its own side's labelled sessions only."""
+        """The group's joins, their pieces drawn from its own side's labelled sessions only,
+        their gold from those sessions' labels."""
         return stitched_cases(
             shared,
             side_sessions(shared, self.held_out),
             out,
+            labels=side_labels(shared, self.held_out),
             count=max(round(count * self.share), 2),
             pieces=self.pieces,
             same_repository=self.same_repository,
@@ -219,6 +233,18 @@ def _choose(rng: random.Random, usable: list[Path], pieces: int, same: bool) -> 
         if len(chosen) == pieces:
             return chosen
     return None
+
+
+def _targets(
+    entries: list[dict[str, Any]], junction: str | None, label: Mapping[str, Any] | None
+) -> tuple[str, ...]:
+    """The join's gold from its last piece's readers: the uuids of the entries from the
+    junction on are the tail."""
+    if junction is None or label is None:
+        return ()
+    uuids = [str(entry.get("uuid")) for entry in entries]
+    tail = set(uuids[uuids.index(junction) :]) if junction in uuids else set()
+    return newest_task(junction, tail, reader_tasks(label))
 
 
 def _last(gold: dict[str, Any]) -> str | None:

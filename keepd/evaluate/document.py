@@ -239,7 +239,7 @@ The held-out joins rest on few sessions: of the 17 held-out sessions, 6 (in 3 re
 have the 8 prompts a tail of 8-15 needs, so the held-out groups of tails 8-15 repeat the same
 few last pieces; the groups of other tails use more of them.
 
-{sessions.pick_table(groups, run.readers)}
+{sessions.pick_table(groups)}
 
 ### Grades at the junction
 
@@ -262,9 +262,8 @@ differ in git branch there, which would give the junction away.
 ### Were events to outrank ●● zones
 
 The variant the labelled sessions ask for: a ●●● zone still wins, but otherwise the later of
-the ●● pick and the latest event stop is the pick. It gains on the labelled sessions and loses
-on the joins, whose newest pieces have pauses of their own after the junction; keepd keeps its
-rule.
+the ●● pick and the latest event stop is the pick. The gold is the labelled sessions' newest
+piece and the joins' gold (the junction, or the newest task inside the last piece).
 
 {sessions.outranking_table(groups, run.labelled)}"""
 
@@ -286,20 +285,21 @@ Each method chooses one stop:
 
 {settings}
 
-Cells are *pick at the gold stop / within one stop*,
-held-out joins only. In the first three rows every piece has the same tail (stitch.py's
+Cells are *pick at the gold / within one stop*, held-out joins only, the gold being each
+join's ("Sessions: keepd's pick": the junction, or the newest task the last piece's readers
+marked inside it). In the first three rows every piece has the same tail (stitch.py's
 `--tail`), so the junction of two pieces is the middle stop and the even split scores by
-construction; in the rows marked "tails", each piece has its own tail and the junction can
-be anywhere. Pelt's penalty ({data.pelt_penalty:g}) was chosen on the calibration joins. On
-unstitched sessions, where no break was made on purpose, the cell is how often a method names
-a stop at all. Times exclude reading the file (curve, turns and bag of words come prepared);
-keepd's is its grading alone.
+construction where the gold is the junction; in the rows marked "tails", each piece has its
+own tail and the junction can be anywhere. Pelt's penalty ({data.pelt_penalty:g}) was chosen
+on the calibration joins. On unstitched sessions, where no break was made on purpose, the cell
+is how often a method names a stop at all. Times exclude reading the file (curve, turns and
+bag of words come prepared); keepd's is its grading alone.
 
 {table(["cases", "n", *names], rows)}
 
 {_standing(data)}
 
-{image(FIGURES["picks"], "Picks at the junction and within one stop, per method")}
+{image(FIGURES["picks"], "Picks at the gold and within one stop, per method")}
 
 ### TextTiling, timed against keepd on the same sessions
 
@@ -317,7 +317,7 @@ def _standing(data: MethodRows) -> str:
     keepd = rates.pop("keepd")
     best = max(rates, key=lambda name: rates[name][1])
     return (
-        f"Pooled over the joins whose pieces have their own tails, keepd picks the junction "
+        f"Pooled over the joins whose pieces have their own tails, keepd picks the gold "
         f"{percent(keepd[0])} of the time ({percent(keepd[1])} within one stop); the best other "
         f"method within one stop is {best}: {percent(rates[best][0])} / {percent(rates[best][1])}."
     )
@@ -406,7 +406,7 @@ Labelled sessions:
 {sweep.case_table(labelled)}
 
 Each value of each constant, averaged over the combinations that use it (within one stop of the
-junction, stitched joins):
+gold, stitched joins):
 
 {sweep.constant_table(stitched, run.combinations)}
 

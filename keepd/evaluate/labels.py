@@ -20,6 +20,7 @@ import orjson
 
 from keepd.core.grade import DEFAULT_TUNING, Grade, Grading, Tuning, grade
 from keepd.evaluate.cases import HELD_OUT_LABELS, Case, label_file
+from keepd.evaluate.piece_gold import agreed
 from keepd.evaluate.score import Prepared, grading_of, prepare
 
 HELD_OUT = HELD_OUT_LABELS
@@ -53,19 +54,6 @@ class Reader:
     def tasks(self) -> list[int]:
         """The stops this reader calls a new task, in order."""
         return sorted(k for k, kind in self.kinds.items() if kind == "task")
-
-
-def agreed(a: Sequence[int], b: Sequence[int]) -> list[tuple[int, int]]:
-    """Stops of `a` and of `b` within one stop of each other, as (a's, b's) pairs, each stop
-    in at most one pair (the first match in order)."""
-    left = list(b)
-    pairs = []
-    for k in a:
-        match = next((j for j in left if abs(j - k) <= 1), None)
-        if match is not None:
-            left.remove(match)
-            pairs.append((k, match))
-    return pairs
 
 
 @dataclass(frozen=True, slots=True)

@@ -123,11 +123,12 @@ def cheap_methods(penalty: float) -> list[Method]:
 def choose(method: Method, prepared: Prepared) -> Choice:
     started = time.perf_counter()
     pick = method.run(prepared)
-    return _choice(pick, prepared.gold, time.perf_counter() - started)
+    return _choice(pick, prepared.at_gold(), time.perf_counter() - started)
 
 
-def _choice(pick: int | None, gold: int | None, seconds: float) -> Choice:
-    distance = None if pick is None or gold is None else abs(pick - gold)
+def _choice(pick: int | None, golds: tuple[int, ...], seconds: float) -> Choice:
+    """A pick and its distance to the nearest stop at the gold."""
+    distance = None if pick is None or not golds else min(abs(pick - k) for k in golds)
     return Choice(pick, distance, seconds)
 
 
@@ -174,7 +175,7 @@ def _timed(prepared: Prepared) -> Timed:
     seconds = time.perf_counter() - started
     uuids = [stop.uuid for stop in analysis.stops]
     pick = uuids.index(analysis.pick) if analysis.pick in uuids else None
-    gold = prepared.gold
+    gold = prepared.at_gold()
     w, k = TILING
     tiles = [_tile(prepared, w, k, vocabulary) for vocabulary in (False, True)]
     return Timed(prepared.case.name, _choice(pick, gold, seconds), *tiles)
@@ -183,4 +184,4 @@ def _timed(prepared: Prepared) -> Timed:
 def _tile(prepared: Prepared, w: int, k: int, vocabulary: bool) -> Choice:
     started = time.perf_counter()
     pick = texttiling_deepest(units(prepared), w, k, vocabulary=vocabulary)
-    return _choice(pick, prepared.gold, time.perf_counter() - started)
+    return _choice(pick, prepared.at_gold(), time.perf_counter() - started)

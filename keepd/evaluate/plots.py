@@ -51,7 +51,7 @@ def picks(rows: dict[str, tuple[float, float]], title: str, path: Path) -> None:
     figure, axis = plt.subplots(figsize=(WIDTH, 3.8))
     names = list(rows)
     y = np.arange(len(names))
-    axis.barh(y - 0.2, [rows[n][0] for n in names], 0.4, label="pick at the junction")
+    axis.barh(y - 0.2, [rows[n][0] for n in names], 0.4, label="pick at the gold")
     axis.barh(y + 0.2, [rows[n][1] for n in names], 0.4, label="within one stop")
     axis.set_yticks(y, names, fontsize=8)
     axis.invert_yaxis()

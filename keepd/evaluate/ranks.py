@@ -51,14 +51,14 @@ def study(cases: Sequence[Prepared]) -> RankStudy:
         if len(allowed) < 4:
             continue
         counted += 1
-        with_gold += case.gold is not None
+        with_gold += bool(case.at_gold())
         tail = (len(case.turns) - allowed).astype(np.float64)
         for name, values in scores(case).items():
             chosen = values[allowed]
             rho[name].append(spearman(chosen, tail))
             top = int(allowed[int(np.nanargmax(chosen))])
             smallest[name] += top == allowed[-1]
-            near[name] += case.gold is not None and abs(top - case.gold) <= 1
+            near[name] += any(abs(top - k) <= 1 for k in case.at_gold())
     return RankStudy(
         counted,
         rho,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -35,16 +36,35 @@ class Prepared:
     uuids: tuple[str | None, ...] = ()  # each stop's prompt uuid
     cues: StopCues | None = None  # what the prompts and tool calls say (core/cues.py)
     prompt_uses: IntArray | None = None  # content words of each stop's prompt
+    golds: tuple[int, ...] = ()  # the stops at the gold (a join's: piece_gold.py); () `gold`
+
+    def at_gold(self) -> tuple[int, ...]:
+        """The stops a pick may land on to be at the gold."""
+        return self.golds or (() if self.gold is None else (self.gold,))
 
 
 @dataclass(frozen=True, slots=True)
 class Outcome:
+    """A pick against the gold; `gold` is the case's own stop (a join's junction), `golds`
+    every stop at the gold, `distance` the pick's to the nearest of them."""
+
     case: Case
     gold: int | None
     pick: int | None
     grade: str | None
-    gold_grade: str | None
+    gold_grade: str | None  # the grade at (or next to) `gold`
     distance: int | None
+    golds: tuple[int, ...] = ()
+
+    @property
+    def moved(self) -> bool:
+        """The gold is not the case's own stop alone (a join's last piece has a newer task)."""
+        return self.golds != (() if self.gold is None else (self.gold,))
+
+    @property
+    def junction_distance(self) -> int | None:
+        """The pick's distance to the case's own stop alone (a join's junction)."""
+        return None if self.pick is None or self.gold is None else abs(self.pick - self.gold)
 
 
 def prepare(case: Case, policy: TextPolicy = DEFAULT_POLICY) -> Prepared:
@@ -57,6 +77,7 @@ def prepare_state(case: Case, state: SessionState) -> Prepared:
     tokens, _ = message_tokens(branch.messages)
     uuids = [branch.messages[i].uuid for i in branch.stops]
     gold = uuids.index(case.gold) if case.gold in uuids else None
+    golds = tuple(sorted(uuids.index(u) for u in case.targets if u in uuids))
     return Prepared(
         case,
         curve(state.index, branch.stops),
@@ -67,6 +88,7 @@ def prepare_state(case: Case, state: SessionState) -> Prepared:
         tuple(uuids),
         state.stop_cues(),
         state.index.uses_by_message[np.asarray(branch.stops, dtype=np.int64)],
+        golds,
     )
 
 
@@ -125,17 +147,23 @@ def judge_outranking(prepared: Prepared, tuning: Tuning) -> Outcome:
     return _outcome(prepared, words, pick)
 
 
+def judge_grading(prepared: Prepared, grading: Grading) -> Outcome:
+    """Any grading's pick (a variant's, say) against the case's gold."""
+    return _outcome(prepared, grading, grading.pick)
+
+
 def _outcome(prepared: Prepared, grading: Grading, zone: Zone | None) -> Outcome:
     pick = zone.best if zone else None
-    gold = prepared.gold
-    distance = None if pick is None or gold is None else abs(pick - gold)
+    golds = prepared.at_gold()
+    distance = None if pick is None or not golds else min(abs(pick - k) for k in golds)
     return Outcome(
         prepared.case,
-        gold,
+        prepared.gold,
         pick,
         zone.grade.value if zone else None,
-        _grade_at(grading, gold),
+        _grade_at(grading, prepared.gold),
         distance,
+        golds,
     )
 
 
@@ -149,20 +177,37 @@ def _grade_at(grading: Grading, position: int | None) -> str | None:
 
 @dataclass(frozen=True, slots=True)
 class Summary:
+    """Picks at the gold and within one stop of it, and the same for the cases' own stop
+    alone (a join's junction); `moved` cases have a gold beyond that stop."""
+
     cases: int
     exact: float
     within_one: float
-    clear_at_gold: float
+    clear_at_gold: float  # the case's own stop (a join's junction) graded ●●●
     clear_zones: float
+    junction_exact: float = 0.0
+    junction_within_one: float = 0.0
+    moved: int = 0
 
 
-def summarise(outcomes: list[Outcome], zones_per_case: list[int] | None = None) -> Summary:
+def summarise(outcomes: Sequence[Outcome], zones_per_case: list[int] | None = None) -> Summary:
     n = len(outcomes) or 1
-    exact = sum(1 for o in outcomes if o.distance == 0) / n
-    near = sum(1 for o in outcomes if o.distance is not None and o.distance <= 1) / n
     clear = sum(1 for o in outcomes if o.gold_grade == Grade.CLEAR.value) / n
     mean_zones = float(np.mean(zones_per_case)) if zones_per_case else 0.0
-    return Summary(len(outcomes), exact, near, clear, mean_zones)
+    return Summary(
+        len(outcomes),
+        _share([o.distance for o in outcomes], 0),
+        _share([o.distance for o in outcomes], 1),
+        clear,
+        mean_zones,
+        _share([o.junction_distance for o in outcomes], 0),
+        _share([o.junction_distance for o in outcomes], 1),
+        sum(1 for o in outcomes if o.moved),
+    )
+
+
+def _share(distances: Sequence[int | None], reach: int) -> float:
+    return sum(1 for d in distances if d is not None and d <= reach) / (len(distances) or 1)
 
 
 def clear_zone_count(prepared: Prepared, tuning: Tuning) -> int:

@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from keepd.core.grade import DEFAULT_TUNING, Grade
-from keepd.evaluate.labels import Labelled, Source
 from keepd.evaluate.markdown import percent, share, table
-from keepd.evaluate.piece_gold import piece_score
 from keepd.evaluate.score import (
     Outcome,
     Prepared,
@@ -52,28 +50,24 @@ JOIN_HEADERS = [
 ]
 
 
-def join_row(label: str, cases: Sequence[Prepared], side: Sequence[Labelled]) -> list[object]:
-    """A group of joins scored against the gold from the labels of its side (`side`), with the
-    junction alone beside it."""
-    p = piece_score(cases, side)
+def join_row(label: str, cases: Sequence[Prepared]) -> list[object]:
+    """A group of joins scored against their gold, with the junction alone beside it."""
     s = summarise([judge(case, DEFAULT_TUNING) for case in cases])
     return [
         label,
-        p.cases,
-        percent(p.exact),
-        percent(p.within_one),
-        p.moved,
-        f"{percent(p.junction_exact)} / {percent(p.junction_within_one)}",
+        s.cases,
+        percent(s.exact),
+        percent(s.within_one),
+        s.moved,
+        f"{percent(s.junction_exact)} / {percent(s.junction_within_one)}",
         percent(s.clear_at_gold),
     ]
 
 
-def pick_table(groups: Sequence[GroupCases], read: Mapping[Source, Sequence[Labelled]]) -> str:
+def pick_table(groups: Sequence[GroupCases]) -> str:
     """Picks against each join's gold (from the labels of its own side of the split) and
     against the junction alone."""
-    side = {source.held_out: found for source, found in read.items()}
-    rows = [join_row(g.label, g.cases, side.get(g.held_out, [])) for g in groups]
-    return table(JOIN_HEADERS, rows)
+    return table(JOIN_HEADERS, [join_row(group.label, group.cases) for group in groups])
 
 
 def grade_table(groups: Sequence[GroupCases]) -> str:

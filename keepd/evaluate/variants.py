@@ -20,8 +20,7 @@ from keepd.core.points import DEFAULT_POINTS
 from keepd.evaluate import labels
 from keepd.evaluate.labels import Labelled
 from keepd.evaluate.markdown import percent, table
-from keepd.evaluate.piece_gold import join_gold, piece_score
-from keepd.evaluate.score import Prepared, grading_of
+from keepd.evaluate.score import Prepared, grading_of, judge_grading, summarise
 
 Variant = Callable[[Prepared], Grading]
 LONG_PROMPT = DEFAULT_POINTS.long_words  # content words
@@ -150,7 +149,7 @@ def variant_table(
             f"{percent(j.exact)} / {percent(j.within_one)} "
             f"({percent(j.junction_exact)} / {percent(j.junction_within_one)})"
             for j in (
-                piece_score(cases, labelled, [variant(case) for case in cases])
+                summarise([judge_grading(case, variant(case)) for case in cases])
                 for cases in joins.values()
             )
         ]
@@ -218,7 +217,7 @@ def join_misses(cases: Sequence[Prepared], labelled: Sequence[Labelled]) -> str:
     stop its readers marked (a step), after it elsewhere; or nowhere (no pick)."""
     places = dict.fromkeys(("earlier", "short", "marked", "later", "none"), 0)
     for case in cases:
-        gold = join_gold(case, labelled).stops
+        gold = case.at_gold()
         grading = grading_of(case)
         if grading.pick is None or not gold or case.gold is None:
             places["none"] += 1
