@@ -58,7 +58,7 @@ def with_points(
         best = past_bare(curve.sc, usable, bare, k, wiggle)
         multiple = round(float(heights[best]), 2)
         weak = bool(scored.totals[k] < tuning.points.ranked)
-        out.append(Zone(k, best, best, Grade.CLEAR, multiple, reasons=scored.reasons[k], cued=weak))
+        out.append(Zone(k, best, best, Grade.CLEAR, multiple, reasons=scored.reasons(k), cued=weak))
     strongest: dict[int, Zone] = {}  # a raised zone may move onto another zone's stop
     for zone in out:
         if zone.best not in strongest or zone.rank > strongest[zone.best].rank:
@@ -79,7 +79,7 @@ def _raised(
     """A words' zone with ●●● points at or next to its stop: a ●●● zone of the words keeps
     its stop and names the cues; a ●● zone becomes ●●● at the stop with the most points."""
     k = max(near, key=lambda j: (scored.totals[j], j))
-    cues = tuple(name for name in scored.reasons[k] if name != "words")
+    cues = tuple(name for name in scored.reasons(k) if name != "words")
     if zone.grade is Grade.CLEAR:
         return dataclasses.replace(zone, reasons=("words", *cues))
     best = past_bare(sc, usable, bare, k, wiggle)

@@ -58,10 +58,14 @@ DEFAULT_POINTS = Points()
 
 @dataclass(frozen=True, slots=True)
 class Scored:
-    """Every stop's total points and, per stop, the cues that earned them (by name)."""
+    """Every stop's total points, and each cue's points and stops (for the reasons)."""
 
     totals: FloatArray
-    reasons: list[tuple[str, ...]]
+    signals: list[tuple[tuple[str, float], BoolArray]]
+
+    def reasons(self, k: int) -> tuple[str, ...]:
+        """The cues that earned stop `k` points, by name (read for the few zones only)."""
+        return tuple(name for (name, value), present in self.signals if value > 0 and present[k])
 
 
 def score(
@@ -74,11 +78,7 @@ def score(
     totals = np.zeros(stops, dtype=np.float64)
     for (_, value), present in named:
         totals += value * present
-    reasons = [
-        tuple(name for (name, value), present in named if value > 0 and present[k])
-        for k in range(stops)
-    ]
-    return Scored(totals, reasons)
+    return Scored(totals, named)
 
 
 def _signals(

@@ -127,14 +127,25 @@ def _constants() -> str:
         ],
         [
             _points_line(),
-            "boundaries.json: a logistic fit of stops both readers call a task against all "
-            "other measurable stops, coefficients rounded to halves; the ●●● total from the "
-            "same stops (task switches found against ●●● at a reader boundary)",
+            "boundaries.json: a logistic fit (ridge 1) of the stops both readers call a task "
+            "against all other stops that keep enough words, coefficients rounded to halves; "
+            "the ●●● total on the same sessions: the most task switches found while ●●● stays "
+            "at a reader boundary in 85% or more one standard error down (new files, fit 0.55, "
+            "left at 0 by that rule); the held-out check below was looked at twice (see "
+            "CHANGELOG and the commits of issue 14)",
         ],
         [
             f"a cued ●●● zone of {DEFAULT_TUNING.points.ranked:g}+ points ranks with the words' "
             "own for the pick",
             "boundaries.json (the newest piece) and the calibration joins (their gold)",
+        ],
+        [
+            'prompt words: "long" 20+, "fuller" 10+ after 3 or fewer or a command (whose words '
+            'are markup); "turns to the next thing": next issue / task / step, "next:", '
+            'another issue, something else, moving on, switch to (in the first 200 characters); '
+            '"closes the work": great, thanks, perfect, that works, looks good (not "... but")',
+            "the prompts of boundaries.json's sessions around the task switches the points "
+            "missed (read by hand); the word counts from the logistic fit's features",
         ],
         [
             "work finished: git commit / push / merge, gh pr create / merge in a Bash call",

@@ -75,7 +75,7 @@ def test_new_files_count_when_most_files_of_the_next_turns_are_new() -> None:
 def test_reasons_name_the_cues_that_earned_points() -> None:
     cues = _cues(finished=[2], marks={2: TURNS})
     found = score(cues, np.zeros(6, np.int8), np.array([0, 0, 1, 0, 0, 0], bool), P)
-    assert found.reasons[2] == ("work finished", "says it turns to the next thing", "words")
+    assert found.reasons(2) == ("work finished", "says it turns to the next thing", "words")
     assert found.totals[2] == P.finished + P.turns + P.words
 
 
