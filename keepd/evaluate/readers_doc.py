@@ -55,7 +55,8 @@ Each row runs keepd's grading with one cue taken out or another counted as if it
 finished, or with another rule for the pick among the zones keepd grades; the labels are the
 calibration readers', the joins the calibration joins (tails 8-15), each scored against its
 gold from the calibration labels, with the junction alone in brackets ("Sessions: keepd's
-pick"). Unless a row says otherwise, the words' own ●●● zones outrank the ●●● zones cues made.
+pick"). Unless a row says otherwise, the words' own ●●● zones outrank ●●● zones the cues
+made with fewer than 3 points.
 
 {variants.variant_table(calibration, joins)}
 
@@ -64,8 +65,10 @@ the calibration stops both readers call a task against all other stops that keep
 rounded to halves; ●●● at 2 points (the rows at 1.5 and 2.5 show the trade between finding
 task switches and staying at a reader boundary), and a cued ●●● zone of 3 points or more ranks
 with the words' own for the pick (the pick rows: 3 found the most newest pieces, and the joins
-within one of their gold about as often as at 3.5). Checked once on held out, beside the
-grading before the cues' points:
+within one of their gold about as often as at 3.5). Checked on held out, beside the grading
+before the cues' points; held out was looked at twice, the first time with new files at 0.5
+points (6/8 task switches, 16/23 ●●● at a boundary, 8/13 picks), which led to the
+standard-error rule that set new files to 0 on calibration data alone:
 
 {variants.held_out_check(held, held_joins)}
 
@@ -101,7 +104,8 @@ def _points_line() -> str:
         f"cue points: work finished {p.finished:g}, git branch {p.branch:g}, pause "
         f"{p.pause:g}, a prompt of {p.long_words}+ words {p.long_prompt:g}, of {p.fuller}+ "
         f"after one of {p.short} or fewer {p.after_short:g}, turns to the next thing "
-        f"{p.turns:g}, new files ({p.fresh_share:.0%} of {p.turns_ahead} turns) "
+        f"{p.turns:g}, after a prompt that closed the work {p.after_closing:g}, new files "
+        f"({p.fresh_share:.0%} of {p.turns_ahead} turns) "
         f"{p.new_files:g}, words at ●● height {p.words:g}, no content {p.bare:g}; ●●● at "
         f"{p.clear:g} points, not beaten next to it"
     )
@@ -142,7 +146,7 @@ def _constants() -> str:
         [
             'prompt words: "long" 20+, "fuller" 10+ after 3 or fewer or a command (whose words '
             'are markup); "turns to the next thing": next issue / task / step, "next:", '
-            'another issue, something else, moving on, switch to (in the first 200 characters); '
+            "another issue, something else, moving on, switch to (in the first 200 characters); "
             '"closes the work": great, thanks, perfect, that works, looks good (not "... but")',
             "the prompts of boundaries.json's sessions around the task switches the points "
             "missed (read by hand); the word counts from the logistic fit's features",
