@@ -17,6 +17,7 @@ from keepd.evaluate.cases import (
     corpus_sessions,
     find_shared,
     labelled_cases,
+    side_sessions,
     single_cases,
 )
 from keepd.evaluate.markdown import table
@@ -70,6 +71,7 @@ def main(argv: list[str] | None = None) -> int:
         print(_labelled(read))
         print(_replayed(shared, every_label))
         print(_singles(single_cases(shared)))
+        print(_unjoined(shared))
         print(f"\n{time.perf_counter() - started:.1f} s; tails 8-15 prompts per piece; seeds fixed")
     return 0
 
@@ -143,6 +145,15 @@ def _replayed(shared: Path, labelled: list[labels.Labelled]) -> str:
     found = replay.rows(runs, by_name)
     summary = replay.line(replay.summarise(runs, by_name))
     return f"notices, replayed\n\n{table(replay.ROW_HEADERS, found)}\n\n{summary}\n"
+
+
+def _unjoined(shared: Path) -> str:
+    """The corpus sessions labelled on neither side: no join draws on them."""
+    labelled = {*side_sessions(shared, False), *side_sessions(shared, True)}
+    left = [path.name for path in corpus_sessions(shared) if path not in labelled]
+    return f"corpus sessions labelled on neither side (in no join): {len(left)}" + "".join(
+        f"\n  {name}" for name in left
+    )
 
 
 def _singles(cases: list[Case]) -> str:
