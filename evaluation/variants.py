@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -17,12 +18,13 @@ from evaluation import labels
 from evaluation.labels import Labelled
 from evaluation.markdown import percent, table
 from evaluation.score import Prepared, grading_of, judge_grading, summarise
-from keepd.core.cues import STARTS, StopCues
-from keepd.core.grade import DEFAULT_TUNING, Grade, Grading, Zone, grade, rises
+from keepd.core.cues import STARTS, TURNS, StopCues
+from keepd.core.grade import DEFAULT_TUNING, Grade, Grading, Zone, grade
+from keepd.core.points import DEFAULT_POINTS
 
 Variant = Callable[[Prepared], Grading]
-LONG_PROMPT = 20  # content words
-FRESH_SHARE = 0.6  # of the files the next three turns touch
+LONG_PROMPT = DEFAULT_POINTS.long_words  # content words
+FRESH_SHARE = DEFAULT_POINTS.fresh_share  # of the files the next three turns touch
 
 
 def _words_and_events(p: Prepared) -> Grading:
@@ -43,17 +45,6 @@ def _with(cues: StopCues, finished: np.ndarray) -> StopCues:
     return dataclasses.replace(cues, finished=finished)
 
 
-def _without_finished(p: Prepared) -> Grading:
-    if p.cues is None:
-        return grading_of(p)
-    cues = _with(p.cues, np.zeros(len(p.cues), dtype=bool))
-    return grade(p.curve, p.frees, DEFAULT_TUNING, p.events, cues)
-
-
-def _without_events(p: Prepared) -> Grading:
-    return grade(p.curve, p.frees, DEFAULT_TUNING, None, p.cues)
-
-
 def _fresh(p: Prepared) -> np.ndarray:
     return p.cues.fresh_share(3) >= FRESH_SHARE if p.cues is not None else np.zeros(0)
 
@@ -68,27 +59,18 @@ def _long(p: Prepared) -> np.ndarray:
     return p.prompt_uses >= LONG_PROMPT if p.prompt_uses is not None else np.zeros(0)
 
 
+def _turns(p: Prepared) -> np.ndarray:
+    return (p.cues.marks & TURNS) > 0 if p.cues is not None else np.zeros(0)
+
+
 def _numbers(p: Prepared) -> np.ndarray:
     return p.cues.new_number if p.cues is not None else np.zeros(0)
 
 
-def _rising(p: Prepared) -> np.ndarray:
-    """Work finished counts only where the words also rise into the stop (`clear_rise`)."""
-    if p.cues is None:
-        return np.zeros(0)
-    rise = rises(p.curve, p.frees, DEFAULT_TUNING) >= DEFAULT_TUNING.clear_rise
-    return np.asarray(p.cues.finished & rise)
-
-
-def _only_rising(p: Prepared) -> Grading:
-    if p.cues is None:
-        return grading_of(p)
-    cues = _with(p.cues, _rising(p))
-    return grade(p.curve, p.frees, DEFAULT_TUNING, p.events, cues)
-
-
-def _tuned(**changes: int) -> Variant:
-    tuning = dataclasses.replace(DEFAULT_TUNING, **changes)
+def _points(**changes: Any) -> Variant:
+    """keepd's grading with other points for the cues (core/points.py)."""
+    table = dataclasses.replace(DEFAULT_POINTS, **changes)
+    tuning = dataclasses.replace(DEFAULT_TUNING, points=table)
     return lambda p: grade(p.curve, p.frees, tuning, p.events, p.cues)
 
 
@@ -118,29 +100,36 @@ def _strongest(strong: list[Zone]) -> Zone:
     return max(ranked, key=lambda zone: (zone.multiple, zone.best))
 
 
-CHOSEN = "latest ●●● (cues rank as words) + a long prompt"
+# Each signal of the points table, by the field that gives its points.
+SIGNALS = {
+    "work finished": "finished",
+    "a git branch switch": "branch",
+    "a pause": "pause",
+    "a long prompt": "long_prompt",
+    "a fuller prompt after short replies": "after_short",
+    "a prompt that turns to the next thing": "turns",
+    "the prompt before closed the work": "after_closing",
+    "the words at ●● height": "words",
+    "the content-free prompt's penalty": "bare",
+}
+LATEST = "pick: latest ●●● (cues rank as words)"
 PICK_RULES: dict[str, Variant] = {
-    "pick: latest ●●● (cues rank as words)": _picking(_latest),
+    "pick: cued ●●● ranks with the words at 2.5 points": _points(ranked=2.5),
+    "pick: cued ●●● ranks with the words at 3.5 points": _points(ranked=3.5),
+    "pick: cued ●●● never ranks with the words": _points(ranked=float("inf")),
+    LATEST: _picking(_latest),
     "pick: highest ●●● multiple": _picking(_strongest),
-    "finished counts only with a rise": _only_rising,
-    "2 cues next to a ●● zone raise it": _tuned(cued_raise=2),
-    "3 cues make ●●● alone": _tuned(cued_clear=3),
-    "latest ●●● (cues rank as words), 3 cues make ●●● alone": _picking(
-        _latest, _tuned(cued_clear=3)
-    ),
-    "latest ●●● (cues rank as words) + new files": _picking(_latest, _counting(_fresh)),
-    CHOSEN: _picking(_latest, _counting(_long)),
 }
 
 VARIANTS: dict[str, Variant] = {
-    "words and session events (before the cues)": _words_and_events,
-    "keepd: work finished and session events count": grading_of,
-    "without work finished": _without_finished,
-    "without session events as cues": _without_events,
-    f"+ new files ({FRESH_SHARE:.0%} of the next 3 turns')": _counting(_fresh),
-    "+ a prompt that starts work": _counting(_starts),
-    "+ a new issue or PR number": _counting(_numbers),
-    f"+ a long prompt ({LONG_PROMPT}+ content words)": _counting(_long),
+    "words and session events (no cue points)": _words_and_events,
+    "keepd: the points table": grading_of,
+    **{f"without {name}": _points(**{field: 0.0}) for name, field in SIGNALS.items()},
+    "+ a prompt that starts work (points as work finished)": _counting(_starts),
+    "+ a new issue or PR number (points as work finished)": _counting(_numbers),
+    "+ new files, 0.5 (the fit's points)": _points(new_files=0.5),
+    "●●● at 1.5 points": _points(clear=1.5),
+    "●●● at 2.5 points": _points(clear=2.5),
     **PICK_RULES,
 }
 
@@ -184,8 +173,9 @@ def variant_table(
 
 
 def held_out_check(labelled: Sequence[Labelled], joins: Mapping[str, Sequence[Prepared]]) -> str:
-    """keepd and the variant chosen on calibration data, on the held-out labels and joins."""
-    return variant_table(labelled, joins, {"keepd": grading_of, CHOSEN: VARIANTS[CHOSEN]})
+    """keepd, and the grading before the cues' points, on the held-out labels and joins."""
+    before = "words and session events (no cue points)"
+    return variant_table(labelled, joins, {before: VARIANTS[before], "keepd": grading_of})
 
 
 def cue_rates(labelled: Sequence[Labelled]) -> str:
@@ -198,6 +188,7 @@ def cue_rates(labelled: Sequence[Labelled]) -> str:
         "a prompt that starts work": _starts,
         "a new issue or PR number": _numbers,
         f"a long prompt ({LONG_PROMPT}+ words)": _long,
+        "a prompt that turns to the next thing": _turns,
     }
     kinds: dict[str, list[tuple[Labelled, int]]] = {
         "task (both)": [],

@@ -5,7 +5,9 @@ finished in the turn before a prompt (a commit, a push, a merge, a pull request 
 merged), a prompt that starts work (a workflow's slash command, "Implement the following
 plan:", the prompt after `/clear`), a prompt with no content of its own (shell-mode input,
 a built-in slash command, "commit"), an issue or pull request named for the first time, and
-files the work after a stop touches that the part before it never did. A message's marks are
+files the work after a stop touches that the part before it never did. A prompt that
+turns to the next thing ("next issue") and the prompt after one that closes the work ("great,
+that works") are marked too. A message's marks are
 read once, when its line is parsed (`message_marks`, `prompt_marks`); `CueTally` keeps them
 per stop as the branch grows.
 """
@@ -26,6 +28,9 @@ BRANCHED = 2  # a tool call creates a git branch or worktree
 STARTS = 4  # a prompt that starts work: a workflow's slash command, a plan to implement
 BARE = 8  # a prompt with no content of its own: shell-mode input, a built-in command, "commit"
 CLEARS = 16  # the prompt is /clear: what follows starts afresh
+TURNS = 32  # the prompt says it turns to the next thing: "next issue", "something else"
+COMMAND = 64  # the prompt is a slash command or shell-mode input: its length is markup
+CLOSES = -128  # the prompt says the work is done: "great, that works", "thanks" (int8's top bit)
 
 _FINISHING = re.compile(
     r"\bgit\s+(?:-C\s+\S+\s+)?(?:commit|push|merge)\b|\bgh\s+pr\s+(?:create|merge)\b"
@@ -43,6 +48,17 @@ BUILT_IN = frozenset(
 )
 _BARE_WORDS = frozenset({"commit", "commit this", "push", "commit and push", "exit", "quit"})
 _PLAN = "implement the following plan"
+# Read on the prompt's opening only: further in, "another issue" is rarely the user's move on.
+_TURNING = re.compile(
+    r"(?:^|\W)(?:next\s+(?:issue|task|thing|step|up|one)\b|next\s*:|another\s+(?:issue|thing|"
+    r"question|task|bug|problem)\b|one\s+other\s+(?:issues?|thing)\b|other\s+issues?\b|"
+    r"something\s+else\b|new\s+(?:issue|task|feature)\b|moving\s+on\b|switch(?:ing)?\s+to\b)"
+)
+_OPENING = 200
+_CLOSING = re.compile(
+    r"\W*(?:ok(?:ay)?[\s,.!]+)?(?:great|perfect|thanks?|thank you|nice|awesome|excellent|"
+    r"(?:that|it|this)\s+(?:works?|worked)|works\s+now|looks\s+good|lgtm)\b"
+)
 _NAMING = frozenset({"pr", "issue", "ticket", "pull"})
 _NUMBER = re.compile(
     r"(?:(?<![\w&/])#|\b(?:pr|pull request|issue|ticket)\s*#?\s*|/(?:pull|issues)/)(\d{1,6})\b",
@@ -73,29 +89,35 @@ def message_marks(tool: Any, value: Any) -> tuple[int, tuple[str, ...]]:
 def prompt_marks(text: str) -> int:
     """The marks of a prompt's text.
 
-    >>> prompt_marks("<command-name>/clear</command-name>") == BARE | CLEARS
+    >>> prompt_marks("<command-name>/clear</command-name>") == BARE | COMMAND | CLEARS
     True
-    >>> prompt_marks("<command-name>/github-pr-review</command-name>") == STARTS
+    >>> prompt_marks("<command-name>/github-pr-review</command-name>") == STARTS | COMMAND
     True
     >>> prompt_marks("Implement the following plan:\\n\\n# Fix the parser") == STARTS
     True
-    >>> prompt_marks("<bash-input>git status</bash-input>") == BARE
+    >>> prompt_marks("<bash-input>git status</bash-input>") == BARE | COMMAND
     True
     >>> prompt_marks("commit"), prompt_marks("fix the parser")
     (8, 0)
+    >>> prompt_marks("Great! Next issue: the map") == TURNS | CLOSES
+    True
     """
     stripped = text.strip()
     if stripped.startswith("<bash-input>"):
-        return BARE
+        return BARE | COMMAND
     command = _COMMAND.search(stripped[:400])
     if command is not None:
         name = command.group(1).lower()
         if name in BUILT_IN:
-            return BARE | (CLEARS if name == "clear" else 0)
-        return STARTS
-    if stripped.lower().rstrip(".!") in _BARE_WORDS:
+            return BARE | COMMAND | (CLEARS if name == "clear" else 0)
+        return STARTS | COMMAND
+    lowered = stripped.lower()
+    if lowered.rstrip(".!") in _BARE_WORDS:
         return BARE
-    return STARTS if stripped.lower().startswith(_PLAN) else 0
+    marks = TURNS if _TURNING.search(lowered[:_OPENING]) else 0
+    if _CLOSING.match(lowered) and " but " not in lowered[:_OPENING]:
+        marks |= CLOSES  # "looks good but ..." goes on with the same work
+    return marks | (STARTS if lowered.startswith(_PLAN) else 0)
 
 
 def named_numbers(text: str) -> tuple[str, ...]:
@@ -133,6 +155,7 @@ class StopCues:
     new_number: npt.NDArray[np.bool_]  # the prompt names an issue or PR not named before
     touched: npt.NDArray[np.int64]  # files the stop's turn touches
     fresh: npt.NDArray[np.int64]  # of those, files no earlier turn touched
+    words: npt.NDArray[np.int64] | None = None  # content words of the stop's prompt, if known
 
     def __len__(self) -> int:
         return len(self.marks)

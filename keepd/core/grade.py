@@ -12,76 +12,27 @@ names the data behind each).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import StrEnum
 
 import numpy as np
 import numpy.typing as npt
 
-from keepd.core.cues import BARE, StopCues
+from keepd.core.cued import bare_stops, event_pick, past_bare, with_points
+from keepd.core.cues import StopCues
 from keepd.core.curve import Curve, FloatArray
-from keepd.core.events import EVENTS, Event, EventCodes
+from keepd.core.events import EventCodes
+from keepd.core.zone import DEFAULT_TUNING, FALLING_MARK, Grade, Tuning, Zone
 
-
-class Grade(StrEnum):
-    """How clear a zone is, strongest first."""
-
-    CLEAR = "●●●"
-    SUBTOPIC = "●●"
-    FAINT = "●"
-
-    @property
-    def strength(self) -> int:
-        return len(self.value)
-
-
-FALLING_MARK = "▔▔▁"
-
-
-@dataclass(frozen=True, slots=True)
-class Tuning:
-    """The constants of grading, calibrated by the evaluation (docs/measure.md, "Grading")."""
-
-    clear: float = 6.0
-    subtopic: float = 4.0
-    faint: float = 2.5
-    min_kept_uses: int = 60
-    min_kept_share: float = 0.04
-    min_frees: float = 0.02
-    ahead: int = 6
-    behind: int = 6
-    rise_weight: float = 1.5
-    kept_power: float = 0.35  # heights are weighted by the kept part's share to this power
-    clear_rise: float = 0.5  # ●●● also needs a rise into the stop of this many wiggles
-    near_peak: float = 0.8  # a neighbour this close to the peak's height may be its best stop
-    pause_minutes: float = 10.0  # a prompt this long after the message before it: an event
-    cued_clear: int = 2  # cues (work finished before, a session event) for ●●● without words
-    cued_raise: int = 1  # cues within one stop that raise a ●● zone of the words to ●●●
-
-
-DEFAULT_TUNING = Tuning()
-
-
-@dataclass(frozen=True, slots=True)
-class Zone:
-    """A graded zone: stops `first..last` (positions in the curve), best at `best`."""
-
-    first: int
-    last: int
-    best: int
-    grade: Grade
-    multiple: float
-    falling: bool = False
-    event: Event | None = None  # set for the pick an event made (no zone reached ●●)
-    reasons: tuple[str, ...] = ()  # what graded it: "words", then the cues
-    cued: bool = False  # ●●● by the cues, not the words alone: ranks below words' ●●●
-
-    @property
-    def shape(self) -> str:
-        """The mark shown for the zone: its grade, the falling mark when it only falls, or
-        the mark of the event that made it."""
-        if self.event is not None:
-            return self.event.mark
-        return FALLING_MARK if self.falling else self.grade.value
+__all__ = [
+    "DEFAULT_TUNING",
+    "FALLING_MARK",
+    "Grade",
+    "Grading",
+    "Tuning",
+    "Zone",
+    "grade",
+    "multiples",
+    "rises",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,20 +68,26 @@ def grade(
     wiggle = _wiggle(curve.sc[points])
     heights, rise = _heights(curve, tuning)
     heights = heights / wiggle if np.isfinite(wiggle) else np.zeros(len(heights))
-    bare = _bare(cues, len(curve))
+    bare = bare_stops(cues, len(curve))
     zones: list[Zone] = []
     if np.isfinite(wiggle):
         zones = _zones(
             curve, heights, rise / wiggle, points=points, tuning=tuning, bare=bare, wiggle=wiggle
         )
-    cued = _cue_reasons(events, cues, len(curve))
-    if cued is not None:
-        zones = _with_cues(
-            zones, curve, frees, tuning=tuning, cued=cued, heights=heights, bare=bare, wiggle=wiggle
+    if cues is not None and len(cues) == len(curve):
+        zones = with_points(
+            zones,
+            curve,
+            frees,
+            tuning=tuning,
+            events=events,
+            cues=cues,
+            heights=heights,
+            wiggle=wiggle,
         )
     pick = _pick(zones)
     if pick is None and events is not None:
-        pick = _event_pick(curve, frees, tuning, events, heights)
+        pick = event_pick(curve, frees, tuning, events, heights)
         if pick is not None:
             zones = sorted([*zones, pick], key=lambda zone: zone.best)
             eligible[pick.best] = True
@@ -238,122 +195,12 @@ def _zones(
         if grade is Grade.CLEAR and rise[k] < tuning.clear_rise:
             grade = Grade.SUBTOPIC
         best = _best_stop(curve.sc, heights, allowed, k, tuning.near_peak)
-        best = _past_bare(curve.sc, allowed, bare, best, wiggle)
+        best = past_bare(curve.sc, allowed, bare, best, wiggle)
         falling = best > 0 and bool(curve.sc[best] < curve.sc[best - 1])
         first, last = min(k, best), max(k, best)
         zone = Zone(first, last, best, grade, round(h, 2), falling=falling, reasons=("words",))
         zones.append(zone)
     return zones
-
-
-def _past_bare(
-    sc: FloatArray, allowed: np.ndarray, bare: npt.NDArray[np.bool_], best: int, wiggle: float
-) -> int:
-    """The tie rule: a stop at a prompt with no content of its own (shell-mode input, a
-    built-in command, "commit") gives way to the prompt after it when their SC ties within
-    the wiggle: that prompt is where the work begins."""
-    after = best + 1
-    if not bare[best] or after >= len(sc) or not allowed[after] or bare[after]:
-        return best
-    return after if bool(sc[after] >= sc[best] - wiggle) else best
-
-
-def _bare(cues: StopCues | None, stops: int) -> npt.NDArray[np.bool_]:
-    if cues is None or len(cues) != stops:
-        return np.zeros(stops, dtype=bool)
-    return np.asarray((cues.marks & BARE) > 0)
-
-
-CUE_NAMES = {Event.BRANCH: "git branch", Event.COMPACTION: "compaction", Event.PAUSE: "pause"}
-
-
-def _cue_reasons(
-    events: EventCodes | None, cues: StopCues | None, stops: int
-) -> list[tuple[str, ...]] | None:
-    """Each stop's cues by name: work finished in the turn before it, the session's event."""
-    if cues is None or len(cues) != stops:
-        return None
-    finished = cues.finished.tolist()
-    codes = events.tolist() if events is not None and len(events) == stops else [0] * stops
-    out: list[tuple[str, ...]] = []
-    for done, code in zip(finished, codes, strict=True):
-        event = EVENTS[code]
-        named = ("work finished",) if done else ()
-        out.append(named + ((CUE_NAMES[event],) if event is not None else ()))
-    return out
-
-
-def _with_cues(
-    zones: list[Zone],
-    curve: Curve,
-    frees: FloatArray,
-    *,
-    tuning: Tuning,
-    cued: list[tuple[str, ...]],
-    heights: FloatArray,
-    bare: npt.NDArray[np.bool_],
-    wiggle: float,
-) -> list[Zone]:
-    """The words' zones graded with the cues, and zones the cues alone make.
-
-    A ●● zone of the words with `cued_raise` cues at or next to its stop becomes ●●● at the
-    most cued of those stops; elsewhere, a stop with `cued_clear` cues is a ●●● zone of
-    its own. Such ●●● zones are `cued`: the words' own ●●● zones outrank them (joins of
-    unrelated sessions show their junction in the words, and pieces of real sessions carry
-    real cues of their own).
-    """
-    usable = _usable(curve, frees, tuning)
-    count = np.array([len(names) for names in cued])
-    out: list[Zone] = []
-    covered: set[int] = set()
-    for zone in zones:
-        if zone.grade is not Grade.FAINT:
-            covered.update((zone.best - 1, zone.best, zone.best + 1))
-        near = [
-            k
-            for k in (zone.best - 1, zone.best, zone.best + 1)
-            if 0 <= k < len(count) and usable[k] and count[k] >= tuning.cued_raise
-        ]
-        if zone.grade is not Grade.SUBTOPIC or not near:
-            out.append(zone)
-            continue
-        best = max(near, key=lambda k: (count[k], k))
-        best = _past_bare(curve.sc, usable, bare, best, wiggle)
-        reasons = ("words", *cued[best]) if cued[best] else ("words",)
-        out.append(
-            Zone(
-                min(zone.first, best),
-                max(zone.last, best),
-                best,
-                Grade.CLEAR,
-                zone.multiple,
-                falling=zone.falling,
-                reasons=reasons,
-                cued=True,
-            )
-        )
-    for k in np.flatnonzero(usable & (count >= tuning.cued_clear)).tolist():
-        if k in covered:
-            continue
-        best = _past_bare(curve.sc, usable, bare, k, wiggle)
-        multiple = round(float(heights[best]), 2)
-        out.append(Zone(k, best, best, Grade.CLEAR, multiple, reasons=cued[k], cued=True))
-    strongest: dict[int, Zone] = {}  # a raised zone may move onto another zone's stop
-    for zone in out:
-        if zone.best not in strongest or _rank(zone) > _rank(strongest[zone.best]):
-            strongest[zone.best] = zone
-    return sorted(strongest.values(), key=lambda zone: zone.best)
-
-
-def _usable(curve: Curve, frees: FloatArray, tuning: Tuning) -> npt.NDArray[np.bool_]:
-    """Stops a cue or an event may pick: they keep enough words to measure and free some.
-
-    The share floor and the last stop's exclusion are not applied: the newest piece of work
-    begins with a branch switch or a pause before anything follows it.
-    """
-    ok = (curve.kept >= tuning.min_kept_uses) & ~np.isnan(curve.sc) & (frees >= tuning.min_frees)
-    ok[: min(2, len(ok))] = False
-    return np.asarray(ok)
 
 
 def _best_stop(
@@ -400,33 +247,8 @@ def _pick(zones: list[Zone]) -> Zone | None:
     strong = [zone for zone in zones if zone.grade.strength >= Grade.SUBTOPIC.strength]
     if not strong:
         return None
-    strongest = max(_rank(zone) for zone in strong)
-    return [zone for zone in strong if _rank(zone) == strongest][-1]
-
-
-def _rank(zone: Zone) -> tuple[int, bool]:
-    return zone.grade.strength, not zone.cued
-
-
-def _event_pick(
-    curve: Curve, frees: FloatArray, tuning: Tuning, events: EventCodes, heights: FloatArray
-) -> Zone | None:
-    """The latest stop an event precedes, graded ●●, when it keeps enough words to measure.
-
-    The share floor and the last stop's exclusion are not applied: the newest piece of work
-    begins with a branch switch or a pause before anything follows it.
-    """
-    at = np.flatnonzero(events)  # few: the conditions are checked on these alone
-    at = at[at >= 2]
-    usable = (curve.kept[at] >= tuning.min_kept_uses) & ~np.isnan(curve.sc[at])
-    candidates = at[usable & (frees[at] >= tuning.min_frees)]
-    if not len(candidates):
-        return None
-    k = int(candidates[-1])
-    event = EVENTS[events[k]]
-    reasons = (CUE_NAMES[event],) if event is not None else ()
-    multiple = round(float(heights[k]), 2)
-    return Zone(k, k, k, Grade.SUBTOPIC, multiple, event=event, reasons=reasons)
+    strongest = max(zone.rank for zone in strong)
+    return [zone for zone in strong if zone.rank == strongest][-1]
 
 
 def _trade(curve: Curve, frees: FloatArray, points: np.ndarray) -> list[int]:

@@ -51,7 +51,7 @@ def shown(texts: list[str]) -> str:
     if bash:
         return _capped("! " + _first_line(bash.group(1), strip=False))
     line = _first_line(joined)
-    more = len(joined) > len(line) and joined[len(line):].strip() != ""
+    more = len(joined) > len(line) and joined[len(line) :].strip() != ""
     return _capped(line + ("…" if more else ""))
 
 

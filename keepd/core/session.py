@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import bisect
+import dataclasses
 
 import numpy as np
 
@@ -129,7 +130,9 @@ class SessionState:
     def stop_cues(self) -> StopCues:
         """Each stop's cues (core/cues.py), kept as the branch grows."""
         self.branch()
-        return self.cue_tally.cues()
+        cues = self.cue_tally.cues()
+        words = self.index.uses_by_message[self.stop_indices()]
+        return dataclasses.replace(cues, words=np.asarray(words, dtype=np.int64))
 
     def _forget(self) -> None:
         """Keeps only what the analysis of an appended-to branch needs (compact mode)."""

@@ -53,8 +53,13 @@ def parts(below: int, quote: str, room: int = ROW_CHARS) -> list[str]:
     """
     count = presses(below)
     times = "once" if count == 1 else f"{count} times"
-    return ["Esc Esc", f"↑ {times} from “(current)”", f"the row reads {row(quote, room)}", "Enter",
-            SUMMARIZE]
+    return [
+        "Esc Esc",
+        f"↑ {times} from “(current)”",
+        f"the row reads {row(quote, room)}",
+        "Enter",
+        SUMMARIZE,
+    ]
 
 
 def sentence(below: int, quote: str, room: int = ROW_CHARS) -> str:

@@ -29,6 +29,7 @@ from keepd.system.regular import open_regular, read_range
 MARK_BYTES = 64
 READ_LIMIT = 8 << 20
 
+
 @dataclass(frozen=True, slots=True)
 class Chunk:
     """Bytes read in one go; `reset`: they start the file anew (feed a fresh state), as on
@@ -81,4 +82,3 @@ class Tail:
             return False
         start = self.offset - len(self._mark)
         return read_range(fd, start, len(self._mark)) != self._mark
-

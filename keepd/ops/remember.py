@@ -66,9 +66,7 @@ def forget_cut(session_id: str, cut_id: str, *, store_path: Path | None = None) 
     return Kept(cut_id, count)
 
 
-def remember_compaction(
-    path: Path, boundary_uuid: str, *, store_path: Path | None = None
-) -> Kept:
+def remember_compaction(path: Path, boundary_uuid: str, *, store_path: Path | None = None) -> Kept:
     """Stores the messages of the context a compaction boundary in `path` ended, less those it
     preserved. Skipped (0 messages) when the store already holds that cut or keepd wrote it."""
     from keepd.cut.model import cut_id

@@ -35,7 +35,7 @@ WIGGLE_WORDS = "the curve's own noise (its median step)"
 
 
 def marks_key(shapes: Iterable[str], events: Iterable[str]) -> list[str]:
-    """"mark words" for each grade, the falling shape and each event that is shown, in the
+    """ "mark words" for each grade, the falling shape and each event that is shown, in the
     order they are defined.
 
     >>> marks_key(["●●●", "▔▔▁"], ["pause"])

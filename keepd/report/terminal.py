@@ -199,7 +199,16 @@ def _row(stop: Stop, picked: bool, quote_room: int, style: Style, *, why: bool) 
     return style.paint(text, "1") if picked and style.color else text
 
 
-_WHY = {"work finished": "done", "git branch": "⎇", "compaction": "✂", "pause": "⏸"}
+_WHY = {
+    "work finished": "done",
+    "git branch": "⎇",
+    "compaction": "✂",
+    "pause": "⏸",
+    "long prompt": "long",
+    "after short replies": "ask",
+    "says it turns to the next thing": "next",
+    "the prompt before closed the work": "ok",
+}
 
 
 def why_text(stop: Stop) -> str:
@@ -209,14 +218,19 @@ def why_text(stop: Stop) -> str:
     >>> s.reasons = ["words", "work finished", "pause"]
     >>> why_text(s)
     '4x done⏸'
+    >>> s.reasons = ["work finished", "long prompt", "says it turns to the next thing"]
+    >>> why_text(s)
+    'done long next'
     """
-    parts = []
+    text = ""
     for reason in stop.reasons or ():
         if reason == "words":
-            parts.append(f"{stop.multiple:.0f}x " if stop.multiple is not None else "words ")
+            part = f"{stop.multiple:.0f}x " if stop.multiple is not None else "words "
         else:
-            parts.append(_WHY.get(reason, reason))
-    return "".join(parts).strip()
+            part = _WHY.get(reason, reason)
+        gap = " " if text[-1:].isalnum() and part[:1].isalnum() else ""
+        text += gap + part
+    return text.strip()
 
 
 def bar(share: float, cells: int = BAR_CELLS) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from keepd.core.cues import BARE, CLEARS, FINISHED, STARTS, message_marks, prompt_marks
+from keepd.core.cues import BARE, CLEARS, COMMAND, FINISHED, STARTS, message_marks, prompt_marks
 from keepd.core.session import SessionState
 from keepd.core.tree import Scope
 from tests.unit.builders import Chain, tool_result, tool_use_block
@@ -41,10 +41,10 @@ def test_a_commit_push_merge_or_pull_request_finishes_work_in_a_bash_call_only()
 
 def test_prompts_that_start_work_or_carry_none() -> None:
     assert prompt_marks("Implement the following plan:\n\n# Caching") == STARTS
-    assert prompt_marks("<command-name>/speckit.implement</command-name>") == STARTS
-    assert prompt_marks("<command-name>/clear</command-name>") == BARE | CLEARS
-    assert prompt_marks("<command-name>/model</command-name>") == BARE
-    assert prompt_marks("<bash-input>npm test</bash-input>") == BARE
+    assert prompt_marks("<command-name>/speckit.implement</command-name>") == STARTS | COMMAND
+    assert prompt_marks("<command-name>/clear</command-name>") == BARE | COMMAND | CLEARS
+    assert prompt_marks("<command-name>/model</command-name>") == BARE | COMMAND
+    assert prompt_marks("<bash-input>npm test</bash-input>") == BARE | COMMAND
     assert prompt_marks("Commit.") == BARE
     assert prompt_marks("commit the parser and then add caching") == 0
 

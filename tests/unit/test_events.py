@@ -53,13 +53,14 @@ def test_no_events_from_missing_or_unreadable_fields() -> None:
 
 
 def _event_picked() -> Analysis:
-    """A session of one piece of work whose last prompt came after a long pause."""
+    """A session of one piece of work whose last prompt came after a long pause: prompts
+    too short to earn the long prompt's points (core/points.py), so only the pause speaks."""
     chain = Chain()
     words = [f"parser{i} grammar{i} tokenizer{i}" for i in range(40)]
     for turn in range(12):  # the same work throughout: the words show no break
-        chain.prompt(" ".join(words[turn : turn + 20]), **at(turn * 2))
+        chain.prompt(" ".join(words[turn : turn + 5]), **at(turn * 2))
         chain.reply(" ".join(words[turn + 1 : turn + 25]), **at(turn * 2 + 1))
-    chain.prompt(" ".join(words[5:30]), **at(50))  # the same words, after a long pause
+    chain.prompt(" ".join(words[5:10]), **at(50))  # the same words, after a long pause
     chain.reply(" ".join(words[6:35]), **at(51))
     return analyse_state(state_of(chain, Scope.CURRENT))
 

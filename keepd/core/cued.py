@@ -1,0 +1,140 @@
+"""Grades the words' zones with the cues' points (core/points.py), adds the zones the cues
+alone make ●●●, and makes the event pick when no zone reaches ●●.
+
+The words' zones stay the measure of how self-contained a stop is; the cues say whether
+people would call it a new task. A ●● zone of the words with a stop of ●●● points at or
+next to it becomes ●●● there; elsewhere such a stop is a ●●● zone of its own. Zones the
+cues made ●●● with fewer than `Points.ranked` points are `cued`: the words' own ●●● zones
+outrank them for the pick (joins of unrelated sessions show their junction in the words, and
+pieces of real sessions carry real cues); stronger cues rank with the words.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import numpy.typing as npt
+
+from keepd.core.cues import BARE, StopCues
+from keepd.core.curve import Curve, FloatArray
+from keepd.core.events import EVENTS, Event, EventCodes
+from keepd.core.points import Scored, clear_stops, score
+from keepd.core.zone import Grade, Tuning, Zone
+
+CUE_NAMES = {Event.BRANCH: "git branch", Event.COMPACTION: "compaction", Event.PAUSE: "pause"}
+
+
+def with_points(
+    zones: list[Zone],
+    curve: Curve,
+    frees: FloatArray,
+    *,
+    tuning: Tuning,
+    events: EventCodes | None,
+    cues: StopCues,
+    heights: FloatArray,
+    wiggle: float,
+) -> list[Zone]:
+    """`zones` graded with the cues' points, and the zones the points alone make ●●●."""
+    usable = usable_stops(curve, frees, tuning)
+    scored = score(cues, events, heights >= tuning.subtopic, tuning.points)
+    cued = clear_stops(scored.totals, usable, tuning.points.clear)
+    bare = bare_stops(cues, len(curve))
+    out: list[Zone] = []
+    taken: set[int] = set()
+    for zone in zones:
+        near = [k for k in cued if abs(k - zone.best) <= 1]
+        if zone.grade is Grade.FAINT or not near:
+            out.append(zone)
+            continue
+        taken.update(near)
+        out.append(
+            _raised(zone, near, scored, sc=curve.sc, usable=usable, bare=bare, wiggle=wiggle)
+        )
+    for k in cued:
+        if k in taken:
+            continue
+        best = past_bare(curve.sc, usable, bare, k, wiggle)
+        multiple = round(float(heights[best]), 2)
+        weak = bool(scored.totals[k] < tuning.points.ranked)
+        out.append(Zone(k, best, best, Grade.CLEAR, multiple, reasons=scored.reasons(k), cued=weak))
+    strongest: dict[int, Zone] = {}  # a raised zone may move onto another zone's stop
+    for zone in out:
+        if zone.best not in strongest or zone.rank > strongest[zone.best].rank:
+            strongest[zone.best] = zone
+    return sorted(strongest.values(), key=lambda zone: zone.best)
+
+
+def _raised(
+    zone: Zone,
+    near: list[int],
+    scored: Scored,
+    *,
+    sc: FloatArray,
+    usable: npt.NDArray[np.bool_],
+    bare: npt.NDArray[np.bool_],
+    wiggle: float,
+) -> Zone:
+    """A words' zone with ●●● points at or next to its stop: a ●●● zone of the words keeps
+    its stop and names the cues; a ●● zone becomes ●●● at the stop with the most points."""
+    k = max(near, key=lambda j: (scored.totals[j], j))
+    cues = tuple(name for name in scored.reasons(k) if name != "words")
+    if zone.grade is Grade.CLEAR:
+        return dataclasses.replace(zone, reasons=("words", *cues))
+    best = past_bare(sc, usable, bare, k, wiggle)
+    return dataclasses.replace(
+        zone,
+        first=min(zone.first, best),
+        last=max(zone.last, best),
+        best=best,
+        grade=Grade.CLEAR,
+        reasons=("words", *cues),
+        cued=True,
+    )
+
+
+def past_bare(
+    sc: FloatArray, allowed: np.ndarray, bare: npt.NDArray[np.bool_], best: int, wiggle: float
+) -> int:
+    """The tie rule: a stop at a prompt with no content of its own (shell-mode input, a
+    built-in command, "commit") gives way to the prompt after it when their SC ties within
+    the wiggle: that prompt is where the work begins."""
+    after = best + 1
+    if not bare[best] or after >= len(sc) or not allowed[after] or bare[after]:
+        return best
+    return after if bool(sc[after] >= sc[best] - wiggle) else best
+
+
+def bare_stops(cues: StopCues | None, stops: int) -> npt.NDArray[np.bool_]:
+    if cues is None or len(cues) != stops:
+        return np.zeros(stops, dtype=bool)
+    return np.asarray((cues.marks & BARE) > 0)
+
+
+def usable_stops(curve: Curve, frees: FloatArray, tuning: Tuning) -> npt.NDArray[np.bool_]:
+    """Stops a cue or an event may pick: they keep enough words to measure and free some.
+
+    The share floor and the last stop's exclusion are not applied: the newest piece of work
+    often begins at one of the last prompts, before anything follows it.
+    """
+    ok = (curve.kept >= tuning.min_kept_uses) & ~np.isnan(curve.sc) & (frees >= tuning.min_frees)
+    ok[: min(2, len(ok))] = False
+    return np.asarray(ok)
+
+
+def event_pick(
+    curve: Curve, frees: FloatArray, tuning: Tuning, events: EventCodes, heights: FloatArray
+) -> Zone | None:
+    """The latest stop an event precedes, graded ●●, when it keeps enough words to measure."""
+    at = np.flatnonzero(events)  # few: the conditions are checked on these alone
+    at = at[at >= 2]
+    usable = (curve.kept[at] >= tuning.min_kept_uses) & ~np.isnan(curve.sc[at])
+    candidates = at[usable & (frees[at] >= tuning.min_frees)]
+    if not len(candidates):
+        return None
+    k = int(candidates[-1])
+    event = EVENTS[events[k]]
+    reasons = (CUE_NAMES[event],) if event is not None else ()
+    multiple = round(float(heights[k]), 2)
+    return Zone(k, k, k, Grade.SUBTOPIC, multiple, event=event, reasons=reasons)

@@ -1,0 +1,122 @@
+"""Scores each stop by its cues in points: the table that grades a change of work ●●● where
+the words cannot see it.
+
+In the labelled sessions the words rarely peak where both readers call a new task: work
+inside one project keeps its vocabulary. What people read instead is in the session: work
+finished in the turn before, a git branch switch or a long pause, a long self-contained
+prompt (above all after short replies), a prompt that says it turns to the next thing, files
+never touched before. Each cue earns points; a stop whose total reaches `clear` and is not
+beaten by a neighbour is a place people call a new task. The points are a logistic model's
+coefficients, fitted on the calibration labels (`../shared/corpus/labels/boundaries.json`:
+stops both readers call a task against all other stops that keep enough words) and rounded
+to halves; `clear` was chosen on the same stops, `ranked` on the same sessions' newest piece
+and the calibration joins (docs/EVALUATION.md, "Which data chose each constant").
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from keepd.core.cues import BARE, CLOSES, COMMAND, TURNS, StopCues
+from keepd.core.events import EVENTS, Event, EventCodes
+
+FloatArray = npt.NDArray[np.float64]
+BoolArray = npt.NDArray[np.bool_]
+
+
+@dataclass(frozen=True, slots=True)
+class Points:
+    """Points per cue and the total that makes ●●● (calibration labels, rounded logit)."""
+
+    finished: float = 1.5  # a commit, push, merge or PR in the turn before (logit 1.57)
+    branch: float = 1.0  # another git branch than the stop before (0.77)
+    pause: float = 1.0  # a pause of `Tuning.pause_minutes` or more before the prompt (0.94)
+    long_prompt: float = 1.0  # a prompt of `long_words` content words or more (1.01)
+    long_words: int = 20
+    after_short: float = 1.5  # a prompt of `fuller` words or more after a command or one of
+    fuller: int = 10  # `short` words or fewer: a self-contained request after replies (1.27)
+    short: int = 3
+    turns: float = 1.5  # the prompt says it turns to the next thing ("next issue", 1.70)
+    after_closing: float = 2.0  # the prompt before said the work is done ("that works", 1.93)
+    # Most files of the next `turns_ahead` turns never touched before (fit 0.55): left at 0, as
+    # with it ●●● stood at a reader boundary in 57 of 66 calibration zones, too close to the
+    # 85% floor (one standard error below: 82%); without it 50 of 55 (87%), 3 switches fewer.
+    new_files: float = 0.0
+    fresh_share: float = 0.6
+    turns_ahead: int = 3
+    words: float = 0.5  # the words stand `Tuning.subtopic` wiggles high there (0.47)
+    bare: float = -1.0  # a prompt with no content of its own (-1.00)
+    clear: float = 2.0  # a total this high, not beaten next to it, is ●●●
+    ranked: float = 3.0  # ... and ranks with the words' own ●●● zones for the pick
+
+
+DEFAULT_POINTS = Points()
+
+
+@dataclass(frozen=True, slots=True)
+class Scored:
+    """Every stop's total points, and each cue's points and stops (for the reasons)."""
+
+    totals: FloatArray
+    signals: list[tuple[tuple[str, float], BoolArray]]
+
+    def reasons(self, k: int) -> tuple[str, ...]:
+        """The cues that earned stop `k` points, by name (read for the few zones only)."""
+        return tuple(name for (name, value), present in self.signals if value > 0 and present[k])
+
+
+def score(
+    cues: StopCues, events: EventCodes | None, words_high: BoolArray, table: Points
+) -> Scored:
+    """The points of every stop: `events` are the session's own (core/events.py), `words_high`
+    says where the words stand a ●● zone high."""
+    stops = len(cues)
+    named = _signals(cues, events, words_high, table)
+    totals = np.zeros(stops, dtype=np.float64)
+    for (_, value), present in named:
+        totals += value * present
+    return Scored(totals, named)
+
+
+def _signals(
+    cues: StopCues, events: EventCodes | None, words_high: BoolArray, table: Points
+) -> list[tuple[tuple[str, float], BoolArray]]:
+    stops = len(cues)
+    codes = events if events is not None and len(events) == stops else np.zeros(stops, np.int8)
+    words = cues.words if cues.words is not None else np.zeros(stops, dtype=np.int64)
+    # A command's words are its markup: it is neither long nor a self-contained request.
+    command = (cues.marks & (BARE | COMMAND)) != 0
+    text = ~command
+    short = np.concatenate([[False], (words[:-1] <= table.short) | command[:-1]])
+    after_short = text & (words >= table.fuller) & short[:stops]
+    closed = np.concatenate([[False], (cues.marks[:-1] & CLOSES) != 0])[:stops]
+    fresh = cues.fresh_share(table.turns_ahead) >= table.fresh_share
+    return [
+        (("work finished", table.finished), np.asarray(cues.finished, dtype=bool)),
+        (("git branch", table.branch), codes == EVENTS.index(Event.BRANCH)),
+        (("pause", table.pause), codes == EVENTS.index(Event.PAUSE)),
+        (("long prompt", table.long_prompt), text & (words >= table.long_words)),
+        (("after short replies", table.after_short), after_short),
+        (("says it turns to the next thing", table.turns), (cues.marks & TURNS) != 0),
+        (("the prompt before closed the work", table.after_closing), closed),
+        (("new files", table.new_files), fresh),
+        (("words", table.words), words_high),
+        (("no content of its own", table.bare), (cues.marks & BARE) > 0),
+    ]
+
+
+def clear_stops(totals: FloatArray, usable: BoolArray, clear: float) -> list[int]:
+    """Usable stops whose total reaches `clear` and is not beaten by a usable neighbour (of
+    two equal neighbours, the later: the work begins at the prompt after).
+
+    >>> clear_stops(np.array([0, 2.5, 2.5, 0, 3.0, 1.0]), np.ones(6, bool), 2.0)
+    [2, 4]
+    """
+    masked = np.where(usable, totals, -np.inf)
+    left = np.concatenate([[-np.inf], masked[:-1]])
+    right = np.concatenate([masked[1:], [-np.inf]])
+    keep = usable & (masked >= clear) & (masked >= left) & (masked > right)
+    return [int(k) for k in np.flatnonzero(keep)]
