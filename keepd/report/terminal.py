@@ -13,9 +13,12 @@ from keepd.report.legend import marks_key
 MAX_ROWS = 8
 # "stop", not "scroll to": below~N names a stop (`keepd cut --at`); how to reach it in the
 # picker is the instruction's "↑ N+1 times" (core/steps.py).
-ROWS_HEADING = "      stop         frees             shape  the message"
+# Each word over its column: stop (where), frees (bar and share), shape, then the quote.
+ROWS_HEADING = "      stop       frees          shape the message"
 BAR_CELLS = 8
 WHY_QUOTE = 16  # the "why" column shows when this much room is left for the quote
+WHY_WIDTH = 8  # the "why" column's width, wider (up to WHY_WIDEST) when a row's reasons need it
+WHY_WIDEST = 16
 _PARTS = " ▏▎▍▌▋▊▉"
 
 
@@ -126,13 +129,16 @@ def _rows(analysis: Analysis, style: Style) -> list[str]:
         lines.append("  " + trade_heading(len(chosen)))
     if not chosen:
         return lines
-    why = style.width - 55 >= WHY_QUOTE  # room for the "why" column and a useful quote
+    widest = min(max(WHY_WIDTH, *(len(why_text(stop)) for stop in chosen)), WHY_WIDEST)
+    extra = widest - WHY_WIDTH
+    why = style.width - 55 - extra >= WHY_QUOTE  # room for the "why" column and a useful quote
     message = ROWS_HEADING.index("the message")
-    heading = ROWS_HEADING[: message - 1] + ("why      " if why else " ") + "the message"
+    heading = ROWS_HEADING[:message] + ("why".ljust(widest + 1) if why else "") + "the message"
     lines.append(heading + (" there" if len(heading) + 6 <= style.width else ""))
-    quote_room = max(style.width - (55 if why else 46), 12)
+    quote_room = max(style.width - (55 + extra if why else 46), 12)
     for stop in chosen:
-        lines.append(_row(stop, stop.uuid == analysis.pick, quote_room, style, why=why))
+        width = widest if why else 0
+        lines.append(_row(stop, stop.uuid == analysis.pick, quote_room, style, why=width))
     return lines
 
 
@@ -185,14 +191,15 @@ def _older_count(analysis: Analysis, chosen: list[Stop]) -> int:
     return first
 
 
-def _row(stop: Stop, picked: bool, quote_room: int, style: Style, *, why: bool) -> str:
+def _row(stop: Stop, picked: bool, quote_room: int, style: Style, *, why: int) -> str:
+    """One stop's row; `why` is the width of the "why" column (0: no such column)."""
     arrow = style.paint("→", "1;32") if picked else " "
     shape = (stop.shape or "").ljust(5)
     event = Event(stop.event) if stop.event else None
     if event and stop.shape != event.mark and not stop.reasons:
         shape = f"{stop.shape or ''}{event.mark}".ljust(5)  # the session's break there too
     quote = _quote(stop.quote, quote_room)
-    reasons = f"{why_text(stop):<8} " if why else ""
+    reasons = f"{why_text(stop)[:why]:<{why}} " if why else ""
     where = f"{position(stop.below):<10}"
     frees = f"{bar(stop.frees)} {stop.frees:4.0%}"
     text = f"   {arrow}  {where} {frees}  {shape} {reasons}{quote}"

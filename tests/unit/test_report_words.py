@@ -99,3 +99,18 @@ def test_corpus_reports_never_show_a_header_over_nothing(corpus_sessions: list[P
             assert ("light to deep" in text) == (len(analysis.trade) > 1), path.name
         labels = [float(m[1]) for line in lines if (m := LABEL.match(line))]
         assert all(0.0 <= label <= 1.0 for label in labels), (path.name, labels)
+
+
+def test_quotes_stand_in_one_column_however_long_the_why() -> None:
+    analysis = example()
+    for width in (80, 100, 140):
+        lines = render(analysis, Style(width=width)).splitlines()
+        heading = next(line for line in lines if line.lstrip().startswith("stop "))
+        rows = lines[lines.index(heading) + 1 :]
+        rows = rows[: next(n for n, line in enumerate(rows) if not line.strip())]
+        assert any("long" in line for line in rows), rows  # a why wider than 8 characters
+        assert len({line.index('"') for line in rows}) == 1, rows
+        assert heading.index("the message") == rows[0].index('"')
+        for word, mark in (("frees", "▓"), ("shape", "●")):
+            picked = next(line for line in rows if mark in line)
+            assert heading.index(word) == picked.index(mark), (word, heading, picked)
