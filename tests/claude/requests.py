@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -84,3 +85,116 @@ def unpaired(request: Request) -> list[str]:
     calls = {i for kind, i in items if kind == "tool_use"}
     results = {i for kind, i in items if kind == "tool_result"}
     return sorted(calls ^ results)
+
+
+Message = tuple[str, list[Item]]  # (role, items)
+
+
+@dataclass
+class _Turn:
+    role: str
+    msg_id: str | None
+    items: list[Item]
+
+    @property
+    def only_results(self) -> bool:
+        return self.role == "user" and all(kind == "tool_result" for kind, _ in self.items)
+
+
+def _entries(path: Path) -> dict[str, _Turn]:
+    found: dict[str, _Turn] = {}
+    for uuid, (role, msg_id, items) in _conversation(path).items():
+        found[uuid] = _Turn(role, msg_id, [item for item in items if item != ("text", "")])
+    return found
+
+
+def _conversation(path: Path) -> dict[str, tuple[str, str | None, list[Item]]]:
+    found: dict[str, tuple[str, str | None, list[Item]]] = {}
+    for raw in path.read_bytes().splitlines():
+        try:
+            entry = json.loads(raw)
+        except ValueError:
+            continue
+        if isinstance(entry, dict) and entry.get("type") in ("user", "assistant"):
+            message = entry.get("message") or {}
+            items = list(_items(message.get("content")))
+            found[entry.get("uuid", "")] = (entry["type"], message.get("id"), items)
+    return found
+
+
+def as_sent(turns: list[_Turn]) -> list[Message]:
+    """Entries in context order as Claude Code 2.1.332 sends them (found against the real
+    client on corpus sessions): a response's later line joins its earlier one, past tool
+    results and other responses; user entries in a row are one message; then each message
+    with tool calls is followed by one holding their results; empty texts are left out."""
+    merged: list[_Turn] = []
+    for turn in turns:
+        if not turn.items:
+            continue
+        if turn.role == "user" and merged and merged[-1].role == "user":
+            merged[-1].items.extend(turn.items)
+            continue
+        same = _same_response(merged, turn) if turn.role == "assistant" else None
+        if same is not None:
+            same.items.extend(turn.items)
+        else:
+            merged.append(_Turn(turn.role, turn.msg_id, list(turn.items)))
+    return _joined(_paired(merged))
+
+
+def _same_response(merged: list[_Turn], turn: _Turn) -> _Turn | None:
+    for earlier in reversed(merged):
+        if earlier.role == "user" and not earlier.only_results:
+            return None
+        if earlier.role == "assistant" and turn.msg_id and earlier.msg_id == turn.msg_id:
+            return earlier
+    return None
+
+
+def _paired(merged: list[_Turn]) -> list[_Turn]:
+    out: list[_Turn] = []
+    for at, turn in enumerate(merged):
+        out.append(turn)
+        calls = {i for kind, i in turn.items if kind == "tool_use"}
+        if turn.role != "assistant" or not calls:
+            continue
+        moved = [
+            item
+            for later in merged[at + 1 :]
+            if later.role == "user"
+            for item in later.items
+            if item[0] == "tool_result" and item[1] in calls
+        ]
+        for later in merged[at + 1 :]:
+            later.items = [i for i in later.items if not (i[0] == "tool_result" and i[1] in calls)]
+        if moved:
+            out.append(_Turn("user", None, moved))
+    return [turn for turn in out if turn.items]
+
+
+def _joined(turns: list[_Turn]) -> list[Message]:
+    messages: list[Message] = []
+    for turn in turns:
+        if messages and messages[-1][0] == turn.role:
+            messages[-1][1].extend(turn.items)
+        else:
+            messages.append((turn.role, list(turn.items)))
+    return messages
+
+
+def promised_messages(path: Path, then: list[Message]) -> list[Message]:
+    """The messages keepd's context of `path` as it is now becomes in Claude Code's request,
+    `then` sent after it."""
+    entries = _entries(path)
+    turns = [entries[u] for u in context(path) if u in entries]
+    return as_sent([*turns, *(_Turn(role, None, list(items)) for role, items in then)])
+
+
+def sent_messages(path: Path, request: Request) -> list[Message]:
+    """The request's messages, holding only what the file holds, same roles in a row joined."""
+    known = {item for items in file_items(path).values() for item in items}
+    turns = [
+        _Turn(m.get("role", ""), None, [i for i in _items(m.get("content")) if i in known])
+        for m in request.body.get("messages", [])
+    ]
+    return _joined([turn for turn in turns if turn.items])
