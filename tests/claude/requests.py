@@ -117,7 +117,9 @@ def _conversation(path: Path) -> dict[str, tuple[str, str | None, list[Item]]]:
             continue
         if isinstance(entry, dict) and entry.get("type") in ("user", "assistant"):
             message = entry.get("message") or {}
-            items = list(_items(message.get("content")))
+            # Claude Code leaves an API error's stand-in reply out of what it sends.
+            error = entry.get("isApiErrorMessage") is True
+            items = [] if error else list(_items(message.get("content")))
             found[entry.get("uuid", "")] = (entry["type"], message.get("id"), items)
     return found
 
@@ -182,11 +184,16 @@ def _joined(turns: list[_Turn]) -> list[Message]:
     return messages
 
 
-def promised_messages(path: Path, then: list[Message]) -> list[Message]:
-    """The messages keepd's context of `path` as it is now becomes in Claude Code's request,
-    `then` sent after it."""
+def promised_messages(
+    path: Path, then: list[Message], upto: str | None = None, skip: frozenset[str] = frozenset()
+) -> list[Message]:
+    """The messages keepd's context of `path` as it is now (up to entry `upto` included, if
+    given; the entries `skip` names left out) becomes in Claude Code's request, `then` sent
+    after it."""
     entries = _entries(path)
-    turns = [entries[u] for u in context(path) if u in entries]
+    uuids = context(path)
+    uuids = uuids[: uuids.index(upto) + 1] if upto is not None else uuids
+    turns = [entries[u] for u in uuids if u in entries and u not in skip]
     return as_sent([*turns, *(_Turn(role, None, list(items)) for role, items in then)])
 
 
@@ -198,3 +205,16 @@ def sent_messages(path: Path, request: Request) -> list[Message]:
         for m in request.body.get("messages", [])
     ]
     return _joined([turn for turn in turns if turn.items])
+
+
+
+def notices_written(path: Path, before: set[str]) -> frozenset[str]:
+    """The entries not among `before` that hold a background task's notice: Claude Code
+    writes those as it resumes a session (for tasks the file left queued or running) and
+    does not send them in that request."""
+    return frozenset(
+        uuid
+        for uuid, items in file_items(path).items()
+        if uuid not in before
+        and any(kind == "text" and text.startswith("<task-notification>") for kind, text in items)
+    )
