@@ -37,16 +37,21 @@ def _items(content: Any) -> Iterator[Item]:
 
 def file_items(path: Path) -> dict[str, list[Item]]:
     """Each conversation entry's items, by uuid."""
-    found: dict[str, list[Item]] = {}
+    return {
+        entry.get("uuid", ""): list(_items((entry.get("message") or {}).get("content")))
+        for entry in _conversation(path)
+    }
+
+
+def _conversation(path: Path) -> Iterator[dict[str, Any]]:
+    """The file's user and assistant entries."""
     for raw in path.read_bytes().splitlines():
         try:
             entry = json.loads(raw)
         except ValueError:
             continue
         if isinstance(entry, dict) and entry.get("type") in ("user", "assistant"):
-            message = entry.get("message") or {}
-            found[entry.get("uuid", "")] = list(_items(message.get("content")))
-    return found
+            yield entry
 
 
 def sent_items(request: Request) -> list[Item]:
@@ -103,24 +108,12 @@ class _Turn:
 
 def _entries(path: Path) -> dict[str, _Turn]:
     found: dict[str, _Turn] = {}
-    for uuid, (role, msg_id, items) in _conversation(path).items():
-        found[uuid] = _Turn(role, msg_id, [item for item in items if item != ("text", "")])
-    return found
-
-
-def _conversation(path: Path) -> dict[str, tuple[str, str | None, list[Item]]]:
-    found: dict[str, tuple[str, str | None, list[Item]]] = {}
-    for raw in path.read_bytes().splitlines():
-        try:
-            entry = json.loads(raw)
-        except ValueError:
-            continue
-        if isinstance(entry, dict) and entry.get("type") in ("user", "assistant"):
-            message = entry.get("message") or {}
-            # Claude Code leaves an API error's stand-in reply out of what it sends.
-            error = entry.get("isApiErrorMessage") is True
-            items = [] if error else list(_items(message.get("content")))
-            found[entry.get("uuid", "")] = (entry["type"], message.get("id"), items)
+    for entry in _conversation(path):
+        message = entry.get("message") or {}
+        # Claude Code leaves an API error's stand-in reply and empty texts out of what it sends.
+        error = entry.get("isApiErrorMessage") is True
+        items = [] if error else [i for i in _items(message.get("content")) if i != ("text", "")]
+        found[entry.get("uuid", "")] = _Turn(entry["type"], message.get("id"), items)
     return found
 
 
