@@ -8,6 +8,8 @@ from enum import StrEnum
 from keepd.core.messages import Boundary, Node
 from keepd.core.parallel import pull_in
 
+AWAITED_FORGETS = 32  # how many forgets a missing parent is watched for
+
 
 class Scope(StrEnum):
     """What to analyse: the context the model sees now, or the whole history uncompacted."""
@@ -88,6 +90,10 @@ class Tree:
         self.reached_before = False
         self.superseded = 0  # lines replaced by a later one with the same uuid
         self.late_parents = 0  # entries written after a line that names them as its parent
+        # Parents named but not read yet, kept through `forget` (by the forget that noted them)
+        # so that a late parent is still noticed; a late line comes within the same turn.
+        self.awaited: dict[str, int] = {}
+        self.forgets = 0
         # Counted text of the person's attachments (messages.py) waiting, by the uuid of the
         # last entry on their chain, for the message that follows them.
         self.carried: dict[str, tuple[str, int]] = {}
@@ -96,7 +102,7 @@ class Tree:
         self.nodes.append(node)
         self.total += 1
         if node.uuid is not None:
-            if node.uuid in self.children:
+            if node.uuid in self.children or self.awaited.pop(node.uuid, None) is not None:
                 self.late_parents += 1  # a walk through its children now goes through it
             earlier = self.by_uuid.get(node.uuid)
             if earlier is not None:
@@ -181,6 +187,13 @@ class Tree:
 
     def forget(self) -> None:
         """Drops the nodes and links; the running facts and the position count stay."""
+        self.forgets += 1
+        for parent in self.children:
+            if parent not in self.by_uuid:
+                self.awaited.setdefault(parent, self.forgets)
+        self.awaited = {
+            uuid: at for uuid, at in self.awaited.items() if self.forgets - at < AWAITED_FORGETS
+        }
         self.nodes = []
         self.by_uuid = {}
         self.by_msg_id = {}

@@ -147,3 +147,29 @@ def test_a_cut_keeps_a_late_result_after_its_call(tmp_path: Path) -> None:
     plan = service.plan_cut(str(path), at="p1", placement="none")
     assert plan.written.intended == ("p1", "a1", "a2", "c1", "r1", "a3", "p2", "a4")
     assert service.write_cut(plan).written
+
+
+def _curve(state: SessionState) -> list[object]:
+    result = analyse_state(state).to_dict()
+    stops = [(s["uuid"], s["sc"], s["below"], s["frees"]) for s in result["stops"]]
+    return [*stops, result["pick"], result["context"]]
+
+
+@pytest.mark.parametrize("late", ["call", "response"])
+def test_a_compact_follower_notices_a_parent_written_after_its_child(late: str) -> None:
+    """The daemon's compact state forgets its tree after each read; the call arriving after
+    its result (or a response under that result) must still make it go stale and be read
+    again (as the registry does), not append past what the walk would reorder."""
+    entries = _late_result()
+    if late == "response":
+        entries = [*entries[:7], assistant("n1", "r1", "Next step.", msg_id="msg_2")]
+    lines = jsonl(entries).splitlines(keepends=True)
+    compact = SessionState(compact=True)
+    for count, line in enumerate(lines, start=1):
+        compact.feed(line)
+        compact.branch()
+        if compact.stale:
+            compact = SessionState(compact=True)
+            compact.feed(b"".join(lines[:count]))
+            compact.branch()
+        assert _curve(compact) == _curve(_whole(b"".join(lines[:count]), Scope.CURRENT)), count
