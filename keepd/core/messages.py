@@ -78,6 +78,7 @@ class Node:
     msg_id: str | None = None
     is_prompt: bool = False
     is_compact_summary: bool = False
+    meta: bool = False  # a user entry Claude Code marked isMeta (core/parallel.py)
     boundary: Boundary | None = None
     context_tokens: int | None = None
     output_tokens: int = 0
@@ -230,7 +231,10 @@ def _fill_message(node: Node, entry: Entry, policy: TextPolicy) -> None:
     blocks = _blocks(message.get("content"))
     if node.kind == "assistant":
         category = "reply"
-    elif entry.get("isMeta") is True or entry.get("isCompactSummary") is True:
+    elif entry.get("isMeta") is True:
+        node.meta = True
+        category = "injected"
+    elif entry.get("isCompactSummary") is True:
         category = "injected"
     else:
         category = "prompt"

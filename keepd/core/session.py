@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import bisect
 import dataclasses
+from itertools import pairwise
 
 import numpy as np
 
@@ -61,6 +62,7 @@ class SessionState:
         self.cue_tally = CueTally()
         self._sidechain_only = True
         self._superseded = 0
+        self._late_parents = 0
 
     def feed(self, data: bytes, origin: int = 0) -> int:
         """Takes appended bytes (`data[origin:]`); returns how many entries they completed."""
@@ -148,7 +150,7 @@ class SessionState:
             return True
         if self._front is None or self.tree.sidechain_only != self._sidechain_only:
             return False
-        if self.tree.superseded != self._superseded:  # a line written again: walk it anew
+        if self._relinked():
             return False
         front = self._front.copy()
         added: list[Node] = []
@@ -158,7 +160,7 @@ class SessionState:
             if node.sidechain != front.tip.sidechain:
                 continue
             if node.is_message:
-                if not front.takes(node):
+                if self._has_other_lines(node, front) or not front.takes(node):
                     return False
                 added.append(node)
             else:
@@ -173,6 +175,19 @@ class SessionState:
         self._commit(added, front, start)
         return True
 
+    def _relinked(self) -> bool:
+        """Whether a line was written again, or a parent after its child, since the branch
+        was resolved: either changes the walk through what is already there."""
+        tree = self.tree
+        return tree.superseded != self._superseded or tree.late_parents != self._late_parents
+
+    def _has_other_lines(self, node: Node, front: _Frontier) -> bool:
+        """Whether `node` opens a response that already has lines in the file: the walk
+        pulls those in too (core/parallel.py), so only the tree can place them."""
+        if node.msg_id is None or node.msg_id == front.group_id:
+            return False
+        return len(self.tree.by_msg_id.get(node.msg_id, ())) > 1
+
     def _resolve(self) -> None:
         self.resolves += 1
         branch = self.tree.branch(self.scope)
@@ -186,6 +201,7 @@ class SessionState:
         self._resolved_nodes = len(self.tree.nodes)
         self._sidechain_only = self.tree.sidechain_only
         self._superseded = self.tree.superseded
+        self._late_parents = self.tree.late_parents
 
     def _keep_signals(self, branch: Branch, start: int) -> None:
         """Before thinning: a stop's signals need the message before it and the stop before."""
@@ -293,9 +309,10 @@ class _Frontier:
                 break
             if not node.tool_results:
                 break
-        if front.group_id is not None:
-            lines = {n.uuid for n in messages[-64:] if n.uuid and n.msg_id == front.group_id}
-            results = {n.uuid for n in messages[-64:] if n.uuid and n.parent in lines}
+        recent = messages[-64:]
+        if front.group_id is not None and _in_file_order(recent, front.group_id):
+            lines = {n.uuid for n in recent if n.uuid and n.msg_id == front.group_id}
+            results = {n.uuid for n in recent if n.uuid and n.parent in lines}
             front.group = lines | results
         for node in nodes[front.tip.pos + 1 :]:
             front.hang(node)
@@ -328,3 +345,15 @@ class _Frontier:
             self.group, self.group_id = set(), None
         self.tip, self.side = node, set()
         return True
+
+
+def _in_file_order(recent: list[Node], group_id: str) -> bool:
+    """Whether the branch from the response's first line on is in file order, each line after
+    its parent. If not (a result linked to a call written after it), a line added under an
+    earlier one makes the walk place them anew (core/parallel.py): the tree resolves it."""
+    first = next((at for at, n in enumerate(recent) if n.msg_id == group_id), len(recent))
+    tail = recent[first:]
+    written = {n.uuid: n.pos for n in tail if n.uuid is not None}
+    if any(written.get(n.parent or "", -1) > n.pos for n in tail):
+        return False
+    return all(a.pos < b.pos for a, b in pairwise(tail))

@@ -6,6 +6,9 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from keepd.core.messages import Boundary, Node
+from keepd.core.parallel import pull_in
+
+AWAITED_FORGETS = 32  # how many forgets a missing parent is watched for
 
 
 class Scope(StrEnum):
@@ -86,6 +89,11 @@ class Tree:
         self.skimmed_msg_ids: set[str] = set()
         self.reached_before = False
         self.superseded = 0  # lines replaced by a later one with the same uuid
+        self.late_parents = 0  # entries written after a line that names them as its parent
+        # Parents named but not read yet, kept through `forget` (by the forget that noted them)
+        # so that a late parent is still noticed; a late line comes within the same turn.
+        self.awaited: dict[str, int] = {}
+        self.forgets = 0
         # Counted text of the person's attachments (messages.py) waiting, by the uuid of the
         # last entry on their chain, for the message that follows them.
         self.carried: dict[str, tuple[str, int]] = {}
@@ -94,6 +102,8 @@ class Tree:
         self.nodes.append(node)
         self.total += 1
         if node.uuid is not None:
+            if node.uuid in self.children or self.awaited.pop(node.uuid, None) is not None:
+                self.late_parents += 1  # a walk through its children now goes through it
             earlier = self.by_uuid.get(node.uuid)
             if earlier is not None:
                 self._supersede(earlier)
@@ -177,6 +187,13 @@ class Tree:
 
     def forget(self) -> None:
         """Drops the nodes and links; the running facts and the position count stay."""
+        self.forgets += 1
+        for parent in self.children:
+            if parent not in self.by_uuid:
+                self.awaited.setdefault(parent, self.forgets)
+        self.awaited = {
+            uuid: at for uuid, at in self.awaited.items() if self.forgets - at < AWAITED_FORGETS
+        }
         self.nodes = []
         self.by_uuid = {}
         self.by_msg_id = {}
@@ -228,18 +245,25 @@ class Tree:
         return _Relink(boundary, self._find(anchor), links, kept, preserved[-1])
 
     def _walk(self, leaf: Node, relink: _Relink, *, through_boundaries: bool) -> list[Node]:
-        """Parent links from the leaf up, oldest first; gaps bridged by file order."""
+        """Parent links from the leaf up, oldest first; gaps bridged by file order.
+
+        A parent written after its child is followed, as Claude Code's loader follows it
+        (2.1.168 wrote a tool result's line before its call's); only a parent that is
+        missing or already walked (a loop) is bridged.
+        """
         chain: list[Node] = []
         seen: set[int] = set()
         node: Node | None = leaf
         while node is not None and node.pos not in seen:
             seen.add(node.pos)
             chain.append(node)
-            node = self._parent_of(node, relink, through_boundaries)
+            node = self._parent_of(node, relink, through_boundaries, seen)
         chain.reverse()
         return chain
 
-    def _parent_of(self, node: Node, relink: _Relink, through_boundaries: bool) -> Node | None:
+    def _parent_of(
+        self, node: Node, relink: _Relink, through_boundaries: bool, seen: set[int]
+    ) -> Node | None:
         moved = relink.links.get(node.uuid) if node.uuid is not None else None
         if moved is not None:
             return self._find(moved)
@@ -249,8 +273,8 @@ class Tree:
         if link is None:
             return None
         parent = self._find(link)
-        if parent is None or parent.pos >= node.pos:
-            parent = self._previous_in_file(node)
+        if parent is None or parent.pos in seen:
+            parent = self._previous_in_file(node, seen)
         if parent is not None and relink.escapes(parent):
             return relink.landing
         return parent
@@ -263,12 +287,14 @@ class Tree:
         preserved = self._preserved(info)
         return preserved[-1].uuid if preserved else None
 
-    def _previous_in_file(self, node: Node) -> Node | None:
+    def _previous_in_file(self, node: Node, seen: set[int]) -> Node | None:
+        """The newest entry written before `node` on its side that the walk has not passed
+        (the loader bridges a gap with the newest such entry by time)."""
         for pos in range(node.pos - 1, -1, -1):
             candidate = self.nodes[pos]
             current = candidate.uuid and self.by_uuid.get(candidate.uuid) is candidate
-            if current and candidate.sidechain == node.sidechain:  # not a superseded copy
-                return candidate
+            if current and candidate.sidechain == node.sidechain and pos not in seen:
+                return candidate  # not a superseded copy
         return None
 
     def _preserved(self, info: Boundary) -> list[Node] | None:
@@ -304,23 +330,13 @@ class Tree:
 
     def _pull_in(self, chain: list[Node]) -> list[Node]:
         """Adds the parallel tool calls and results a parent walk misses, as the loader does."""
-        on_chain = {node.pos for node in chain}
-        extra: dict[int, Node] = {}
-        for node in chain:
-            if node.msg_id is None:
-                continue
-            for sibling in self.by_msg_id.get(node.msg_id, ()):
-                if sibling.pos not in on_chain and sibling.sidechain == node.sidechain:
-                    extra[sibling.pos] = sibling
-        for sibling in [*chain, *extra.values()]:
-            if sibling.msg_id is None or sibling.uuid is None:
-                continue
-            for child in self.children.get(sibling.uuid, ()):
-                if child.tool_results and child.pos not in on_chain:
-                    extra[child.pos] = child
-        if not extra:
-            return chain
-        return sorted([*chain, *extra.values()], key=lambda node: node.pos)
+        return pull_in(chain, self._siblings, self._children)
+
+    def _siblings(self, msg_id: str) -> list[Node]:
+        return self.by_msg_id.get(msg_id, [])
+
+    def _children(self, uuid: str) -> list[Node]:
+        return self.children.get(uuid, [])
 
 
 def _branch(context: list[Node], boundary: Node | None, kept: frozenset[int]) -> Branch:

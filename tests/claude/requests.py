@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -36,16 +37,21 @@ def _items(content: Any) -> Iterator[Item]:
 
 def file_items(path: Path) -> dict[str, list[Item]]:
     """Each conversation entry's items, by uuid."""
-    found: dict[str, list[Item]] = {}
+    return {
+        entry.get("uuid", ""): list(_items((entry.get("message") or {}).get("content")))
+        for entry in _conversation(path)
+    }
+
+
+def _conversation(path: Path) -> Iterator[dict[str, Any]]:
+    """The file's user and assistant entries."""
     for raw in path.read_bytes().splitlines():
         try:
             entry = json.loads(raw)
         except ValueError:
             continue
         if isinstance(entry, dict) and entry.get("type") in ("user", "assistant"):
-            message = entry.get("message") or {}
-            found[entry.get("uuid", "")] = list(_items(message.get("content")))
-    return found
+            yield entry
 
 
 def sent_items(request: Request) -> list[Item]:
@@ -84,3 +90,124 @@ def unpaired(request: Request) -> list[str]:
     calls = {i for kind, i in items if kind == "tool_use"}
     results = {i for kind, i in items if kind == "tool_result"}
     return sorted(calls ^ results)
+
+
+Message = tuple[str, list[Item]]  # (role, items)
+
+
+@dataclass
+class _Turn:
+    role: str
+    msg_id: str | None
+    items: list[Item]
+
+    @property
+    def only_results(self) -> bool:
+        return self.role == "user" and all(kind == "tool_result" for kind, _ in self.items)
+
+
+def _entries(path: Path) -> dict[str, _Turn]:
+    found: dict[str, _Turn] = {}
+    for entry in _conversation(path):
+        message = entry.get("message") or {}
+        # Claude Code leaves an API error's stand-in reply and empty texts out of what it sends.
+        error = entry.get("isApiErrorMessage") is True
+        items = [] if error else [i for i in _items(message.get("content")) if i != ("text", "")]
+        found[entry.get("uuid", "")] = _Turn(entry["type"], message.get("id"), items)
+    return found
+
+
+def as_sent(turns: list[_Turn]) -> list[Message]:
+    """Entries in context order as Claude Code 2.1.332 sends them (found against the real
+    client on corpus sessions): a response's later line joins its earlier one, past tool
+    results and other responses; user entries in a row are one message; then each message
+    with tool calls is followed by one holding their results; empty texts are left out."""
+    merged: list[_Turn] = []
+    for turn in turns:
+        if not turn.items:
+            continue
+        if turn.role == "user" and merged and merged[-1].role == "user":
+            merged[-1].items.extend(turn.items)
+            continue
+        same = _same_response(merged, turn) if turn.role == "assistant" else None
+        if same is not None:
+            same.items.extend(turn.items)
+        else:
+            merged.append(_Turn(turn.role, turn.msg_id, list(turn.items)))
+    return _joined(_paired(merged))
+
+
+def _same_response(merged: list[_Turn], turn: _Turn) -> _Turn | None:
+    for earlier in reversed(merged):
+        if earlier.role == "user" and not earlier.only_results:
+            return None
+        if earlier.role == "assistant" and turn.msg_id and earlier.msg_id == turn.msg_id:
+            return earlier
+    return None
+
+
+def _paired(merged: list[_Turn]) -> list[_Turn]:
+    out: list[_Turn] = []
+    for at, turn in enumerate(merged):
+        out.append(turn)
+        calls = {i for kind, i in turn.items if kind == "tool_use"}
+        if turn.role != "assistant" or not calls:
+            continue
+        moved = [
+            item
+            for later in merged[at + 1 :]
+            if later.role == "user"
+            for item in later.items
+            if item[0] == "tool_result" and item[1] in calls
+        ]
+        for later in merged[at + 1 :]:
+            later.items = [i for i in later.items if not (i[0] == "tool_result" and i[1] in calls)]
+        if moved:
+            out.append(_Turn("user", None, moved))
+    return [turn for turn in out if turn.items]
+
+
+def _joined(turns: list[_Turn]) -> list[Message]:
+    messages: list[Message] = []
+    for turn in turns:
+        if messages and messages[-1][0] == turn.role:
+            messages[-1][1].extend(turn.items)
+        else:
+            messages.append((turn.role, list(turn.items)))
+    return messages
+
+
+def promised_messages(
+    path: Path, then: list[Message], upto: str | None = None, skip: frozenset[str] = frozenset()
+) -> list[Message]:
+    """The messages keepd's context of `path` as it is now (up to entry `upto` included, if
+    given; the entries `skip` names left out) becomes in Claude Code's request, `then` sent
+    after it."""
+    entries = _entries(path)
+    uuids = context(path)
+    uuids = uuids[: uuids.index(upto) + 1] if upto is not None else uuids
+    turns = [entries[u] for u in uuids if u in entries and u not in skip]
+    return as_sent([*turns, *(_Turn(role, None, list(items)) for role, items in then)])
+
+
+def sent_messages(path: Path, request: Request) -> list[Message]:
+    """The request's messages, holding only what the file holds, same roles in a row joined."""
+    known = {item for items in file_items(path).values() for item in items}
+    turns = [
+        _Turn(m.get("role", ""), None, [i for i in _items(m.get("content")) if i in known])
+        for m in request.body.get("messages", [])
+    ]
+    return _joined([turn for turn in turns if turn.items])
+
+
+
+def notices_written(path: Path, before: set[str]) -> frozenset[str]:
+    """The entries not among `before` that hold a background task's notice: Claude Code
+    writes those as it resumes a session (for tasks the file left queued or running) and
+    does not send them in that request."""
+    return frozenset(
+        uuid
+        for uuid, items in file_items(path).items()
+        if uuid not in before
+        and any(kind == "text" and text.startswith("<task-notification>") for kind, text in items)
+    )

@@ -13,8 +13,15 @@ import pytest
 
 from tests.claude.client import World
 from tests.claude.fake_api import FakeApi, Reply, Request
-from tests.claude.requests import compare, newest_prompt_uuid, unpaired
-from tests.claude.sessions import made, place_chain
+from tests.claude.requests import (
+    compare,
+    newest_prompt_uuid,
+    promised_messages,
+    sent_items,
+    sent_messages,
+    unpaired,
+)
+from tests.claude.sessions import made, place, place_chain
 from tests.cut_kit import age
 from tests.unit.builders import Chain, attachment
 
@@ -161,3 +168,36 @@ def test_a_cut_keeps_a_queued_prompt(at: str, world: World, fake_api: FakeApi) -
     prompts = [text for text in texts if text.startswith("Prompt ")]
     assert prompts == ([] if at == "queued" else [stop["quote_raw"]])
     assert texts[-2:] == ["Renamed the frobnicator too.", NEXT]
+
+
+LATE_RESULTS = "Nishanth-sebastin__eagerminds-bookmarks__fe_621fef064f_0_full.jsonl"
+# Results whose lines Claude Code 2.1.168 wrote before their calls' lines, linked to them.
+WRITTEN_EARLY = ("toolu_01V2wgkZTUTmPxRhXYEeyHMD", "toolu_012DtyKGLQdQTtGywi2oXgBS")
+
+
+@pytest.mark.parametrize("placement", ["first", "last", "none"])
+def test_a_cut_keeps_results_written_before_their_calls_after_them(
+    placement: str, shared: Path, world: World, fake_api: FakeApi
+) -> None:
+    """On the corpus session with results written before their calls (as it stood before its
+    last line, a call still running), keepd's cut at its pick is accepted, and the resumed
+    request is keepd's context as Claude Code assembles messages from it: each call first."""
+    lines = (shared / "corpus" / "sessions" / LATE_RESULTS).read_bytes().splitlines()
+    session_id = place(world, lines[:-1])
+    path = world.transcript(session_id)
+    age(path)
+    summary_file = world.root / "summary.txt"
+    summary_file.write_text(SUMMARY)
+    flag = {"first": [], "last": ["--summary-last"], "none": ["--no-summary"]}[placement]
+    source = [] if placement == "none" else ["--summary-file", str(summary_file)]
+    world.keepd("cut", session_id, "--pick", *flag, *source)
+    # 2.1.332 answers a summary that comes last itself on resume (as test_cut_gives_... shows)
+    answer = [("assistant", [("text", "No response requested.")])] if placement == "last" else []
+    promised = promised_messages(path, [*answer, ("user", [("text", NEXT)])])
+    resume_once(world, fake_api, session_id)
+    request = fake_api.conversation()[-1]
+    assert sent_messages(path, request) == promised
+    assert not unpaired(request)
+    order = sent_items(request)
+    for tool in WRITTEN_EARLY:
+        assert order.index(("tool_use", tool)) < order.index(("tool_result", tool))

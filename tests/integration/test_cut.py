@@ -114,20 +114,19 @@ def test_example_each_way(example: Path, how: str) -> None:
     assert outcome.plan.dropped > 0
 
 
-# The corpus sessions a cut is refused on, and why. Each was captured in the middle of
-# something: a tool call still running (its result not yet written), a prompt typed while a
-# sub-agent ran (the call's result lands on a side branch the conversation left), or parallel
-# output whose result line stands before its call's in the file. That last one is keepd's own
-# gap: its pull-in of parallel lines orders them by file, while the real client (2.1.332,
-# resumed on that session) sends the call first; until the branch orders them so, the cut's
-# safety check rightly refuses.
+# The corpus sessions a cut is refused on, and why: each was captured with a tool call still
+# running (its result not yet written). The Nishanth session's last line is such a call; before
+# that line was written, every way cuts it (below), though it holds results written before
+# their calls. (Beep206 8e was refused too, "without its result", while a result written after
+# a prompt typed during its tool's run stood after that prompt; the loader puts it right after
+# its call, and so does keepd now.)
 REFUSED = {
-    "Beep206__CyberVPN__8e_d0e76731ba_5_full.jsonl": "without its result",
     "Beep206__CyberVPN__9c_010c599120_0_full.jsonl": "no result yet",
-    "Nishanth-sebastin__eagerminds-bookmarks__fe_621fef064f_0_full.jsonl": "before the call",
+    "Nishanth-sebastin__eagerminds-bookmarks__fe_621fef064f_0_full.jsonl": "no result yet",
     "entireio__cli__0f_c364a22bea_0_full.jsonl": "no result yet",
     "jimmc414__cctrace__raw_messages.jsonl": "no result yet",
 }
+LATE_RESULTS = "Nishanth-sebastin__eagerminds-bookmarks__fe_621fef064f_0_full.jsonl"
 
 
 def test_corpus_each_way(corpus_sessions: list[Path], tmp_path: Path) -> None:
@@ -150,6 +149,22 @@ def test_corpus_each_way(corpus_sessions: list[Path], tmp_path: Path) -> None:
     assert done["prune"] >= 10, (done, refused)
     present = {path.name for path in corpus_sessions}
     assert all(refused[name] >= 1 for name in REFUSED if name in present), refused
+
+
+@pytest.mark.parametrize("how", HOW)
+def test_results_written_before_their_calls_are_kept_after_them(
+    shared: Path, tmp_path: Path, how: str
+) -> None:
+    """Claude Code 2.1.168 wrote two results' lines before their calls' (linked to them); the
+    context follows the links, as the loader does, so the cut keeps each call first."""
+    lines = (shared / "corpus" / "sessions" / LATE_RESULTS).read_bytes().splitlines(True)
+    path = tmp_path / LATE_RESULTS
+    path.write_bytes(b"".join(lines[:-1]))  # as it was before its last call started
+    age(path)
+    operations = Operations()
+    stop = operations.report(str(path)).analysis.target
+    outcome = check_cut(operations, path, how, stop)
+    assert outcome.written and outcome.plan.dropped > 0
 
 
 def test_boundary_matches_a_real_one(shared: Path, tmp_path: Path) -> None:

@@ -313,3 +313,27 @@ def test_mutated_corpus_sessions_analyse_alike(corpus_sessions: list[Path]) -> N
         got.pop("skipped_lines")  # counted among the lines read
         expected.pop("skipped_lines")
         assert got == expected
+
+
+def _boundary_written_again() -> bytes:
+    """A boundary keeping the last turn (its list names the reply first, as a random session's
+    list may), a prompt under the boundary, and the boundary's line again."""
+    boundary = compact_boundary("b001", "u004", preserved=("b001", ["u004", "u003"]))
+    chain = Chain()
+    chain.turn("parser step 1 tokenizer grammar", "done parser 1", context=120_000)
+    chain.turn("parser step 2 tokenizer grammar", "done parser 2", context=120_000)
+    chain.add(boundary)
+    chain.prompt("docs page screenshots")
+    chain.add(boundary)  # written again, after the prompt that hangs under its first copy
+    return chain.jsonl()
+
+
+def test_a_boundary_written_again_after_a_prompt_under_it_is_not_started_at() -> None:
+    """The skim started at the boundary's second copy and lost the prompts its first copy kept
+    (found by the random sessions above); the whole read decides instead."""
+    data = _boundary_written_again()
+    skimmed, whole = read_current(data), full_read(data)
+    stops = [stop.uuid for stop in analyse_state(skimmed).stops]
+    assert stops == [stop.uuid for stop in analyse_state(whole).stops] == ["u003"]
+    assert analyse_state(skimmed).to_dict() == analyse_state(whole).to_dict()
+    assert context_start(data) == ContextStart()
