@@ -137,9 +137,14 @@ def named_numbers(text: str) -> tuple[str, ...]:
     """
     lowered = text.lower()
     marked = "#" in text or "/pull/" in lowered or "/issues/" in lowered
-    if not marked and not _NAMING.intersection(lowered.split()):
+    if not marked and not _names_one(lowered):
         return ()  # most prompts name none: the pattern is not run on them
     return tuple(match.group(1) for match in _NUMBER.finditer(text))
+
+
+def _names_one(lowered: str) -> bool:
+    """Whether a word of `lowered` is a `_NAMING` word; the text is split only if it holds one."""
+    return any(name in lowered for name in _NAMING) and not _NAMING.isdisjoint(lowered.split())
 
 
 class Marked(Protocol):

@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from keepd.core.cues import (
+    _NUMBER,
     _OPENING,
     BARE,
     CLEARS,
@@ -17,8 +18,10 @@ from keepd.core.cues import (
     STARTS,
     TURNS,
     message_marks,
+    named_numbers,
     prompt_marks,
 )
+from keepd.core.quote import QUOTE_CHARS, raw
 from keepd.core.session import SessionState
 from keepd.core.tree import Scope
 from tests.unit.builders import Chain, tool_result, tool_use_block
@@ -153,3 +156,30 @@ def test_a_turning_prompt_is_told_as_the_pattern_first_written_tells_it(text: st
     """The quick test before the pattern, and `\\b` for `(?:^|\\W)`, change no answer."""
     expected = bool(_TURNING_AS_WRITTEN.search(text.strip().lower()[:_OPENING]))
     assert bool(prompt_marks(text) & TURNS) == expected
+
+
+_NUMBERED = st.lists(
+    st.sampled_from(["pr", "PR", "issue", "ticket", "pull", "prompt", "7", "#12", " ", "\n", "x"]),
+    max_size=30,
+).map("".join)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(_NUMBERED)
+def test_numbers_are_read_from_the_texts_the_split_first_read_them_from(text: str) -> None:
+    """The quick test before splitting a prompt into words changes no answer."""
+    lowered = text.lower()
+    marked = "#" in text or "/pull/" in lowered or "/issues/" in lowered
+    looked = marked or bool({"pr", "issue", "ticket", "pull"}.intersection(lowered.split()))
+    assert named_numbers(text) == tuple(m.group(1) for m in _NUMBER.finditer(text) if looked)
+
+
+_SPACED = st.lists(
+    st.sampled_from(["word", " ", "  ", "\n", "\t", "\u3000", "ab", "é"]), max_size=400
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(_SPACED.map("".join), min_size=1, max_size=3))
+def test_a_raw_quote_is_the_start_of_the_whole_text_collapsed(texts: list[str]) -> None:
+    assert raw(texts) == " ".join(" ".join(texts).split())[:QUOTE_CHARS]
