@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from keepd.core.index import Index
+from keepd.core.index import Index, unique_first
 
 BLOCKS = 6
 SIDE_TRIP_SHARE = 0.05
@@ -59,7 +59,7 @@ def borrowed_words(
     mask = (message >= stop) & (first < stop)
     if not mask.any():
         return []
-    hashes, where, counts = np.unique(word[mask], return_index=True, return_counts=True)
+    hashes, where, _, counts = unique_first(word[mask])
     # Read as lists once: indexing the arrays item by item in the sort key cost more than it.
     keys, uses, firsts = hashes.tolist(), counts.tolist(), first[mask][where].tolist()
     names = [index.names.get(key, "") for key in keys]

@@ -49,12 +49,15 @@ BUILT_IN = frozenset(
 _BARE_WORDS = frozenset({"commit", "commit this", "push", "commit and push", "exit", "quit"})
 _PLAN = "implement the following plan"
 # Read on the prompt's opening only: further in, "another issue" is rarely the user's move on.
+# `\b` before a letter is the `(?:^|\W)` a reader would write, and cheaper to try at each place.
 _TURNING = re.compile(
-    r"(?:^|\W)(?:next\s+(?:issue|task|thing|step|up|one)\b|next\s*:|another\s+(?:issue|thing|"
+    r"\b(?:next\s+(?:issue|task|thing|step|up|one)\b|next\s*:|another\s+(?:issue|thing|"
     r"question|task|bug|problem)\b|one\s+other\s+(?:issues?|thing)\b|other\s+issues?\b|"
     r"something\s+else\b|new\s+(?:issue|task|feature)\b|moving\s+on\b|switch(?:ing)?\s+to\b)"
 )
 _OPENING = 200
+# Every turning phrase holds one of these: an opening without any needs no pattern run on it.
+_TURNING_KEYS = ("next", "other", "something", "new", "moving", "switch")
 _CLOSING = re.compile(
     r"\W*(?:ok(?:ay)?[\s,.!]+)?(?:great|perfect|thanks?|thank you|nice|awesome|excellent|"
     r"(?:that|it|this)\s+(?:works?|worked)|works\s+now|looks\s+good|lgtm)\b"
@@ -114,7 +117,9 @@ def prompt_marks(text: str) -> int:
     lowered = stripped.lower()
     if lowered.rstrip(".!") in _BARE_WORDS:
         return BARE
-    marks = TURNS if _TURNING.search(lowered[:_OPENING]) else 0
+    opening = lowered[:_OPENING]
+    turning = any(key in opening for key in _TURNING_KEYS) and _TURNING.search(opening)
+    marks = TURNS if turning else 0
     if _CLOSING.match(lowered) and " but " not in lowered[:_OPENING]:
         marks |= CLOSES  # "looks good but ..." goes on with the same work
     return marks | (STARTS if lowered.startswith(_PLAN) else 0)
@@ -132,9 +137,14 @@ def named_numbers(text: str) -> tuple[str, ...]:
     """
     lowered = text.lower()
     marked = "#" in text or "/pull/" in lowered or "/issues/" in lowered
-    if not marked and not _NAMING.intersection(lowered.split()):
+    if not marked and not _names_one(lowered):
         return ()  # most prompts name none: the pattern is not run on them
     return tuple(match.group(1) for match in _NUMBER.finditer(text))
+
+
+def _names_one(lowered: str) -> bool:
+    """Whether a word of `lowered` is a `_NAMING` word; the text is split only if it holds one."""
+    return any(name in lowered for name in _NAMING) and not _NAMING.isdisjoint(lowered.split())
 
 
 class Marked(Protocol):

@@ -88,9 +88,31 @@ class _FirstSeen:
             firsts = np.fromiter(self._pending.values(), dtype=np.int64, count=len(keys))
             self._pending = {}
         merged_keys = np.concatenate([self._keys, keys])
-        order = np.argsort(merged_keys, kind="stable")
+        order = np.argsort(merged_keys)  # no key is there twice: any sort gives this order
         self._keys = merged_keys[order]
         self._firsts = np.concatenate([self._firsts, firsts])[order]
+
+
+def unique_first(hashes: IntArray) -> tuple[IntArray, IntArray, IntArray, IntArray]:
+    """`np.unique(hashes, return_index=True, return_inverse=True, return_counts=True)`,
+    cheaper.
+
+    `np.unique` sorts stably to find each value's first place; an unstable sort and the
+    smallest place in each run of equal values give the same answer.
+
+    >>> [a.tolist() for a in unique_first(np.array([7, 3, 7, 5, 3], dtype=np.int64))]
+    [[3, 5, 7], [1, 3, 0], [2, 0, 2, 1, 0], [2, 1, 2]]
+    """
+    order = np.argsort(hashes)
+    ordered = hashes[order]
+    starts_run = np.empty(len(ordered), dtype=bool)
+    starts_run[:1] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=starts_run[1:])
+    starts = np.flatnonzero(starts_run)
+    inverse = np.empty(len(ordered), dtype=np.int64)
+    inverse[order] = np.cumsum(starts_run) - 1
+    counts = np.diff(starts, append=len(ordered))
+    return ordered[starts], np.minimum.reduceat(order, starts), inverse, counts
 
 
 class Index:
@@ -137,7 +159,7 @@ class Index:
         words = list(chain.from_iterable(messages))
         hashes = np.fromiter(map(hash, words), dtype=np.int64, count=total)
         owner = np.repeat(np.arange(start, start + len(messages), dtype=np.int64), lengths)
-        uniq, where, inverse = np.unique(hashes, return_index=True, return_inverse=True)
+        uniq, where, inverse, _ = unique_first(hashes)
         firsts, new = self._seen.resolve(uniq, owner[where])
         use_first = firsts[inverse]
         self._by_first.view()[:] += np.bincount(use_first, minlength=self.size)

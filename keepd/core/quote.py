@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 
 QUOTE_CHARS = 240
+_RAW_PIECE = 4 * QUOTE_CHARS
 _COMMAND = re.compile(r"<command-name>\s*(.*?)\s*</command-name>", re.S)
 _ARGS = re.compile(r"<command-args>(.*?)(?:</command-args>|$)", re.S)
 _BASH = re.compile(r"<bash-input>(.*?)(?:</bash-input>|$)", re.S)
@@ -56,8 +57,17 @@ def shown(texts: list[str]) -> str:
 
 
 def raw(texts: list[str]) -> str:
-    """The prompt's whole text on one line, tags and all (what `quote_raw` keeps)."""
-    return " ".join(" ".join(texts).split())[:QUOTE_CHARS]
+    """The prompt's whole text on one line, tags and all (what `quote_raw` keeps).
+
+    Its white space collapsed, a piece of the text from its start is the start of the whole
+    collapsed: when the piece gives `QUOTE_CHARS` characters, the rest is not split.
+    """
+    text = " ".join(texts)
+    if len(text) > _RAW_PIECE:
+        quote = " ".join(text[:_RAW_PIECE].split())
+        if len(quote) >= QUOTE_CHARS:
+            return quote[:QUOTE_CHARS]
+    return " ".join(text.split())[:QUOTE_CHARS]
 
 
 def _first_line(text: str, *, strip: bool = True) -> str:

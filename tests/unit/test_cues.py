@@ -2,9 +2,26 @@
 
 from __future__ import annotations
 
-import numpy as np
+import re
 
-from keepd.core.cues import BARE, CLEARS, COMMAND, FINISHED, STARTS, message_marks, prompt_marks
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from keepd.core.cues import (
+    _NUMBER,
+    _OPENING,
+    BARE,
+    CLEARS,
+    COMMAND,
+    FINISHED,
+    STARTS,
+    TURNS,
+    message_marks,
+    named_numbers,
+    prompt_marks,
+)
+from keepd.core.quote import QUOTE_CHARS, raw
 from keepd.core.session import SessionState
 from keepd.core.tree import Scope
 from tests.unit.builders import Chain, tool_result, tool_use_block
@@ -114,3 +131,55 @@ def test_cues_kept_line_by_line_in_a_compact_state_equal_a_whole_reading() -> No
             getattr(follower.stop_cues(), name).tolist()
             == getattr(whole.stop_cues(), name).tolist()
         )
+
+
+# The turning pattern as first written: `(?:^|\W)` before the phrase, run on every opening.
+_TURNING_AS_WRITTEN = re.compile(
+    r"(?:^|\W)(?:next\s+(?:issue|task|thing|step|up|one)\b|next\s*:|another\s+(?:issue|thing|"
+    r"question|task|bug|problem)\b|one\s+other\s+(?:issues?|thing)\b|other\s+issues?\b|"
+    r"something\s+else\b|new\s+(?:issue|task|feature)\b|moving\s+on\b|switch(?:ing)?\s+to\b)"
+)
+_PIECES = st.sampled_from(
+    [
+        "next", "another", "one", "other", "issue", "issues", "something", "else", "new", "task",
+        "moving", "on", "switching", "switch", "to", "up", "thing", "bug", "feature", ":", " ",
+        "\n", "\t", "_", "x", "é", "\u00a0", ".", "#", "!", "great", "2", "next issue",
+        "next:", "another bug", "one other thing", "other issues", "something else",
+        "new feature", "moving on", "switching to", "Next  Step", "NEW TASK",
+    ]
+)  # fmt: skip
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.lists(_PIECES, max_size=40).map("".join))
+def test_a_turning_prompt_is_told_as_the_pattern_first_written_tells_it(text: str) -> None:
+    """The quick test before the pattern, and `\\b` for `(?:^|\\W)`, change no answer."""
+    expected = bool(_TURNING_AS_WRITTEN.search(text.strip().lower()[:_OPENING]))
+    assert bool(prompt_marks(text) & TURNS) == expected
+
+
+_NUMBERED = st.lists(
+    st.sampled_from(["pr", "PR", "issue", "ticket", "pull", "prompt", "7", "#12", " ", "\n", "x"]),
+    max_size=30,
+).map("".join)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(_NUMBERED)
+def test_numbers_are_read_from_the_texts_the_split_first_read_them_from(text: str) -> None:
+    """The quick test before splitting a prompt into words changes no answer."""
+    lowered = text.lower()
+    marked = "#" in text or "/pull/" in lowered or "/issues/" in lowered
+    looked = marked or bool({"pr", "issue", "ticket", "pull"}.intersection(lowered.split()))
+    assert named_numbers(text) == tuple(m.group(1) for m in _NUMBER.finditer(text) if looked)
+
+
+_SPACED = st.lists(
+    st.sampled_from(["word", " ", "  ", "\n", "\t", "\u3000", "ab", "é"]), max_size=400
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(_SPACED.map("".join), min_size=1, max_size=3))
+def test_a_raw_quote_is_the_start_of_the_whole_text_collapsed(texts: list[str]) -> None:
+    assert raw(texts) == " ".join(" ".join(texts).split())[:QUOTE_CHARS]

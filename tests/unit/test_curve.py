@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from keepd.core.curve import Curve, curve
-from keepd.core.index import Index
+from keepd.core.index import Index, unique_first
 
 VOCABULARY = ["parser", "tests", "tree", "docs", "index", "curve", "grade", "tokens", "api"]
 
@@ -201,3 +201,12 @@ def test_first_appearances_survive_many_pending_merges() -> None:
     assert index.vocabulary == slim.vocabulary == fresh
     stops = list(range(0, len(messages), 97))
     _assert_matches(curve(index, stops), _brute_curve(messages, stops), stops)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.integers(-(2**63), 2**63 - 1) | st.integers(-3, 3), min_size=1, max_size=300))
+def test_unique_first_answers_as_np_unique_does(values: list[int]) -> None:
+    hashes = np.array(values, dtype=np.int64)
+    expected = np.unique(hashes, return_index=True, return_inverse=True, return_counts=True)
+    for got, want in zip(unique_first(hashes), expected, strict=True):
+        assert got.tolist() == want.tolist()
