@@ -127,10 +127,8 @@ def event_pick(
     curve: Curve, frees: FloatArray, tuning: Tuning, events: EventCodes, heights: FloatArray
 ) -> Zone | None:
     """The latest stop an event precedes, graded ●●, when it keeps enough words to measure."""
-    at = np.flatnonzero(events)  # few: the conditions are checked on these alone
-    at = at[at >= 2]
-    usable = (curve.kept[at] >= tuning.min_kept_uses) & ~np.isnan(curve.sc[at])
-    candidates = at[usable & (frees[at] >= tuning.min_frees)]
+    at = np.flatnonzero(events)
+    candidates = at[usable_stops(curve, frees, tuning)[at]]
     if not len(candidates):
         return None
     k = int(candidates[-1])
