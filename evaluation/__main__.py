@@ -38,6 +38,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m evaluation", description=__doc__)
     parser.add_argument("--shared", type=Path, help="the shared folder (default: ../shared)")
     parser.add_argument("--count", type=int, default=150, help="cross-project joins of two")
+    parser.add_argument(
+        "--calibration",
+        action="store_true",
+        help="calibration data only: nothing held out is read or printed (for tuning)",
+    )
     args = parser.parse_args(argv)
     shared = args.shared or find_shared()
     if shared is None:
@@ -46,9 +51,12 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="keepd-eval-") as folder:
         out = Path(folder)
         started = time.perf_counter()
-        read = {source: labels.load(shared, source.path) for source in labels.sources(shared)}
+        sources = [s for s in labels.sources(shared) if not (args.calibration and s.held_out)]
+        read = {source: labels.load(shared, source.path) for source in sources}
         every_label = [case for found in read.values() for case in found]
-        for title, groups in (("calibration", CALIBRATION), ("held out", HELD_OUT)):
+        sides = [("calibration", CALIBRATION), ("held out", HELD_OUT)]
+        sides = sides[:1] if args.calibration else sides
+        for title, groups in sides:
             cases = {group.title: group.cases(shared, out, args.count) for group in groups}
             if title == "calibration":
                 cases["labelled (--whole)"] = labelled_cases(shared)
@@ -69,9 +77,10 @@ def main(argv: list[str] | None = None) -> int:
             else:
                 print(f"checked once on held out:\n{variants.held_out_check(side, joins)}\n")
         print(_labelled(read))
-        print(_replayed(shared, every_label))
-        print(_singles(single_cases(shared)))
-        print(_unjoined(shared))
+        if not args.calibration:  # the replay and the singles read every corpus session
+            print(_replayed(shared, every_label))
+            print(_singles(single_cases(shared)))
+            print(_unjoined(shared))
         print(f"\n{time.perf_counter() - started:.1f} s; tails 8-15 prompts per piece; seeds fixed")
     return 0
 
