@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from keepd.errors import DaemonUnavailableError, ProtocolError, RemoteError
-from keepd.ops.glance_io import connect_unix
+from keepd.ops.glance_io import connect_unix, read_line
 from keepd.ops.protocol import Request, decode_reply, encode_request
 from keepd.paths import socket_path
 
@@ -44,7 +44,7 @@ class Client:
         with self._connect() as sock:
             try:
                 sock.sendall(encode_request(request))
-                line = _read_line(sock)
+                line = read_line(sock, time.monotonic() + self.timeout, MAX_REPLY_BYTES)
             except OSError as error:
                 raise DaemonUnavailableError(f"the daemon stopped answering: {error}") from error
         reply = decode_reply(line)
@@ -70,20 +70,3 @@ def connect(target: Path, timeout: float) -> socket.socket:
     sock = socket.socket(fileno=connect_unix(str(target), timeout).detach())
     sock.settimeout(timeout)
     return sock
-
-
-def _read_line(sock: socket.socket) -> bytes:
-    parts: list[bytes] = []
-    size = 0
-    while True:
-        chunk = sock.recv(1 << 16)
-        if not chunk:
-            raise DaemonUnavailableError("the daemon closed the connection without a reply")
-        cut = chunk.find(b"\n")
-        if cut >= 0:
-            parts.append(chunk[:cut])
-            return b"".join(parts)
-        parts.append(chunk)
-        size += len(chunk)
-        if size > MAX_REPLY_BYTES:
-            raise ProtocolError("too_large", "the daemon's reply is too large")

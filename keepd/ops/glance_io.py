@@ -175,7 +175,7 @@ def _exchange(request: bytes, target: str, timeout: float) -> bytes:
         raise DaemonUnavailableError(f"no answer at {target}: {error}") from error
     try:
         sock.sendall(request)
-        return _read_line(sock, deadline)
+        return read_line(sock, deadline, MAX_REPLY_BYTES)
     except (OSError, ValueError) as error:
         raise DaemonUnavailableError(f"no answer at {target}: {error}") from error
     finally:
@@ -205,10 +205,13 @@ def _timeval(seconds: float) -> bytes:
     return int(whole).to_bytes(size, sys.byteorder) + int(part * 1e6).to_bytes(size, sys.byteorder)
 
 
-def _read_line(sock: _socket.socket, deadline: float) -> bytes:
+def read_line(sock: _socket.socket, deadline: float, limit: int) -> bytes:
+    """One reply line (without its newline) read before `deadline` (`time.monotonic()`): a
+    daemon that trickles its reply cannot hold a client past it. Raises OSError subclasses
+    for a timeout or a closed connection, `ProtocolError` past `limit` bytes."""
     parts: list[bytes] = []
     size = 0
-    while size <= MAX_REPLY_BYTES:
+    while size <= limit:
         left = deadline - time.monotonic()
         if left <= 0:
             raise TimeoutError("the daemon did not answer in time")
