@@ -16,6 +16,7 @@ and the calibration joins (docs/EVALUATION.md, "Which data chose each constant")
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -55,17 +56,41 @@ class Points:
 
 DEFAULT_POINTS = Points()
 
+# Each cue's name in a zone's reasons, by the `Points` field that gives its points.
+SIGNAL_NAMES = {
+    "finished": "work finished",
+    "branch": "git branch",
+    "pause": "pause",
+    "long_prompt": "long prompt",
+    "after_short": "after short replies",
+    "turns": "says it turns to the next thing",
+    "after_closing": "the prompt before closed the work",
+    "new_files": "new files",
+    "words": "words",
+    "bare": "no content of its own",
+}
+
+
+class Signal(NamedTuple):
+    """One cue: the `Points` field that gives its points, its name in reasons, its points,
+    and the stops where it is present."""
+
+    field: str
+    name: str
+    value: float
+    present: BoolArray
+
 
 @dataclass(frozen=True, slots=True)
 class Scored:
     """Every stop's total points, and each cue's points and stops (for the reasons)."""
 
     totals: FloatArray
-    signals: list[tuple[tuple[str, float], BoolArray]]
+    signals: list[Signal]
 
     def reasons(self, k: int) -> tuple[str, ...]:
         """The cues that earned stop `k` points, by name (read for the few zones only)."""
-        return tuple(name for (name, value), present in self.signals if value > 0 and present[k])
+        return tuple(s.name for s in self.signals if s.value > 0 and s.present[k])
 
 
 def score(
@@ -76,14 +101,14 @@ def score(
     stops = len(cues)
     named = _signals(cues, events, words_high, table)
     totals = np.zeros(stops, dtype=np.float64)
-    for (_, value), present in named:
-        totals += value * present
+    for signal in named:
+        totals += signal.value * signal.present
     return Scored(totals, named)
 
 
 def _signals(
     cues: StopCues, events: EventCodes | None, words_high: BoolArray, table: Points
-) -> list[tuple[tuple[str, float], BoolArray]]:
+) -> list[Signal]:
     stops = len(cues)
     codes = events if events is not None and len(events) == stops else np.zeros(stops, np.int8)
     words = cues.words if cues.words is not None else np.zeros(stops, dtype=np.int64)
@@ -94,17 +119,21 @@ def _signals(
     after_short = text & (words >= table.fuller) & short[:stops]
     closed = np.concatenate([[False], (cues.marks[:-1] & CLOSES) != 0])[:stops]
     fresh = cues.fresh_share(table.turns_ahead) >= table.fresh_share
+    present = {
+        "finished": np.asarray(cues.finished, dtype=bool),
+        "branch": codes == EVENTS.index(Event.BRANCH),
+        "pause": codes == EVENTS.index(Event.PAUSE),
+        "long_prompt": text & (words >= table.long_words),
+        "after_short": after_short,
+        "turns": (cues.marks & TURNS) != 0,
+        "after_closing": closed,
+        "new_files": fresh,
+        "words": words_high,
+        "bare": (cues.marks & BARE) > 0,
+    }
     return [
-        (("work finished", table.finished), np.asarray(cues.finished, dtype=bool)),
-        (("git branch", table.branch), codes == EVENTS.index(Event.BRANCH)),
-        (("pause", table.pause), codes == EVENTS.index(Event.PAUSE)),
-        (("long prompt", table.long_prompt), text & (words >= table.long_words)),
-        (("after short replies", table.after_short), after_short),
-        (("says it turns to the next thing", table.turns), (cues.marks & TURNS) != 0),
-        (("the prompt before closed the work", table.after_closing), closed),
-        (("new files", table.new_files), fresh),
-        (("words", table.words), words_high),
-        (("no content of its own", table.bare), (cues.marks & BARE) > 0),
+        Signal(field, SIGNAL_NAMES[field], getattr(table, field), present[field])
+        for field in present
     ]
 
 
