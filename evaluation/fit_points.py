@@ -53,7 +53,7 @@ def stops_of(case: Labelled, tuning: Tuning = DEFAULT_TUNING) -> Stops:
     p = case.prepared
     assert p.cues is not None
     high = heights(p.curve, p.frees, tuning) >= tuning.subtopic
-    signals = score(p.cues, p.events, high, tuning.points).signals
+    signals = score(p.cues, p.events, high, tuning.points, tuning.pause_minutes * 60).signals
     usable = usable_stops(p.curve, p.frees, tuning)
     tasks = {k for pair in case.task_switches() for k in pair}
     task = np.array([k in tasks for k in range(len(p.curve))], dtype=bool)

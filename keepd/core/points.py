@@ -21,7 +21,7 @@ from typing import NamedTuple
 import numpy as np
 import numpy.typing as npt
 
-from keepd.core.cues import BARE, CLOSES, COMMAND, TURNS, StopCues
+from keepd.core.cues import BARE, CLOSES, COMMAND, STARTS, TURNS, StopCues
 from keepd.core.events import EVENTS, Event, EventCodes
 
 FloatArray = npt.NDArray[np.float64]
@@ -48,6 +48,15 @@ class Points:
     new_files: float = 0.0
     fresh_share: float = 0.6
     turns_ahead: int = 3
+    new_number: float = 0.0  # the prompt names an issue or PR not named before
+    fresh_start: float = 0.0  # the first prompt after a /clear or a compaction
+    starts: float = 0.0  # a workflow's slash command, "Implement the following plan:"
+    novel: float = 0.0  # `novel_share` of the prompt's words no earlier prompt used, and
+    novel_share: float = 0.6  # `novel_words` words or more
+    novel_words: int = 5
+    opens: float = 0.0  # the prompt opens by moving on: "now", "next", "let's"
+    answers: float = 0.0  # the assistant's message before ended with a question
+    shell_switch: float = 0.0  # the prompt before switched branch: `! git switch main`
     words: float = 0.5  # the words stand `Tuning.subtopic` wiggles high there (0.47)
     bare: float = -1.0  # a prompt with no content of its own (-1.00)
     clear: float = 2.0  # a total this high, not beaten next to it, is ●●●
@@ -66,6 +75,13 @@ SIGNAL_NAMES = {
     "turns": "says it turns to the next thing",
     "after_closing": "the prompt before closed the work",
     "new_files": "new files",
+    "new_number": "a new issue or PR",
+    "fresh_start": "after /clear or a compaction",
+    "starts": "starts a workflow or plan",
+    "novel": "new words",
+    "opens": "opens by moving on",
+    "answers": "answers a question",
+    "shell_switch": "switched branch by shell",
     "words": "words",
     "bare": "no content of its own",
 }
@@ -94,12 +110,16 @@ class Scored:
 
 
 def score(
-    cues: StopCues, events: EventCodes | None, words_high: BoolArray, table: Points
+    cues: StopCues,
+    events: EventCodes | None,
+    words_high: BoolArray,
+    table: Points,
+    pause_seconds: float = 600.0,
 ) -> Scored:
     """The points of every stop: `events` are the session's own (core/events.py), `words_high`
-    says where the words stand a ●● zone high."""
+    says where the words stand a ●● zone high, `pause_seconds` makes a pause."""
     stops = len(cues)
-    named = _signals(cues, events, words_high, table)
+    named = _signals(cues, events, words_high, table, pause_seconds)
     totals = np.zeros(stops, dtype=np.float64)
     for signal in named:
         totals += signal.value * signal.present
@@ -107,7 +127,7 @@ def score(
 
 
 def _signals(
-    cues: StopCues, events: EventCodes | None, words_high: BoolArray, table: Points
+    cues: StopCues, events: EventCodes | None, words_high: BoolArray, table: Points, pause: float
 ) -> list[Signal]:
     stops = len(cues)
     codes = events if events is not None and len(events) == stops else np.zeros(stops, np.int8)
@@ -119,15 +139,25 @@ def _signals(
     after_short = text & (words >= table.fuller) & short[:stops]
     closed = np.concatenate([[False], (cues.marks[:-1] & CLOSES) != 0])[:stops]
     fresh = cues.fresh_share(table.turns_ahead) >= table.fresh_share
+    asides = cues.aside()
+    novel = text & (asides.novelty >= table.novel_share) & (words >= table.novel_words)
     present = {
         "finished": np.asarray(cues.finished, dtype=bool),
         "branch": codes == EVENTS.index(Event.BRANCH),
-        "pause": codes == EVENTS.index(Event.PAUSE),
+        # A pause counts beside a branch switch: the session's event names only the switch.
+        "pause": (codes == EVENTS.index(Event.PAUSE)) | (asides.pause >= pause),
         "long_prompt": text & (words >= table.long_words),
         "after_short": after_short,
         "turns": (cues.marks & TURNS) != 0,
         "after_closing": closed,
         "new_files": fresh,
+        "new_number": np.asarray(cues.new_number, dtype=bool),
+        "fresh_start": cues.after_clear() | (codes == EVENTS.index(Event.COMPACTION)),
+        "starts": (cues.marks & STARTS) != 0,
+        "novel": novel,
+        "opens": text & asides.opens,
+        "answers": asides.asked,
+        "shell_switch": asides.switched,
         "words": words_high,
         "bare": (cues.marks & BARE) > 0,
     }
