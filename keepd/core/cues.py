@@ -17,20 +17,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
-
-from keepd.core.asides import (
-    ASKS,
-    Asides,
-    PromptWords,
-    no_asides,
-    opens_on,
-    seconds_between,
-    switches_branch,
-)
 
 # Bits of a message's marks.
 FINISHED = 1  # a tool call commits, pushes, merges, or creates or merges a pull request
@@ -160,14 +151,10 @@ def _names_one(lowered: str) -> bool:
 class Marked(Protocol):
     """What the tally reads of a message (core/messages.py's Node)."""
 
-    kind: str
     is_prompt: bool
     marks: int
     files: tuple[str, ...]
     numbers: tuple[str, ...]
-    words: Sequence[str]
-    quote: str
-    raw_quote: str
     timestamp: str
 
 
@@ -181,14 +168,12 @@ class StopCues:
     touched: npt.NDArray[np.int64]  # files the stop's turn touches
     fresh: npt.NDArray[np.int64]  # of those, files no earlier turn touched
     words: npt.NDArray[np.int64] | None = None  # content words of the stop's prompt, if known
-    asides: Asides | None = None  # what the prompts say beside their work (core/asides.py)
+    # Seconds from the message before the stop's prompt to it, known even where the git branch
+    # changed too (core/events.py names one event per stop, and the branch hides the pause).
+    pause: npt.NDArray[np.float64] | None = None
 
     def __len__(self) -> int:
         return len(self.marks)
-
-    def aside(self) -> Asides:
-        """The asides, none marked where they are not known."""
-        return self.asides if self.asides is not None else no_asides(len(self))
 
     def after_clear(self) -> npt.NDArray[np.bool_]:
         """Stops right after a /clear prompt."""
@@ -231,13 +216,6 @@ class CueTally:
         self._turn: set[str] = set()
         self._turn_fresh = 0
         self._finishing = False
-        self._asked = False
-        self._switching = False
-        self._prompt_words = PromptWords()
-        self.novelty: list[float] = []
-        self.opens: list[bool] = []
-        self.asked: list[bool] = []
-        self.switched: list[bool] = []
         self.pause: list[float] = []
         self._last_time = ""
 
@@ -248,8 +226,6 @@ class CueTally:
                 self._open(node)
             elif node.is_prompt:
                 self._seen_numbers.update(node.numbers)
-            elif node.kind == "assistant":
-                self._asked = bool(node.marks & ASKS)
             if node.marks & FINISHED:
                 self._finishing = True
             for path in node.files:
@@ -266,13 +242,7 @@ class CueTally:
         self.marks.append(node.marks)
         self.new_number.append(any(n not in self._seen_numbers for n in node.numbers))
         self._seen_numbers.update(node.numbers)
-        self.novelty.append(self._prompt_words.novelty(node.words))
-        self.opens.append(opens_on(node.quote))
-        self.asked.append(self._asked)
-        self.switched.append(self._switching)
-        self._asked = False
-        self._switching = switches_branch(node.raw_quote)
-        first = not self.pause
+        first = len(self.pause) == 0
         self.pause.append(0.0 if first else seconds_between(self._last_time, node.timestamp))
 
     def _touch(self, path: str) -> None:
@@ -295,11 +265,15 @@ class CueTally:
             np.array(self.new_number, dtype=bool),
             np.array(touched, dtype=np.int64),
             np.array(fresh, dtype=np.int64),
-            asides=Asides(
-                np.array(self.novelty, dtype=np.float64),
-                np.array(self.opens, dtype=bool),
-                np.array(self.asked, dtype=bool),
-                np.array(self.switched, dtype=bool),
-                np.array(self.pause, dtype=np.float64),
-            ),
+            pause=np.array(self.pause, dtype=np.float64),
         )
+
+
+def seconds_between(earlier: str, later: str) -> float:
+    """Seconds from one ISO 8601 timestamp to another; 0 when either does not parse."""
+    if not earlier or not later:
+        return 0.0
+    try:
+        return (datetime.fromisoformat(later) - datetime.fromisoformat(earlier)).total_seconds()
+    except (ValueError, TypeError):
+        return 0.0

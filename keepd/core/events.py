@@ -16,7 +16,7 @@ from enum import StrEnum
 import numpy as np
 import numpy.typing as npt
 
-from keepd.core.asides import seconds_between
+from keepd.core.cues import seconds_between
 from keepd.core.tree import Branch
 
 _SWITCH, _COMPACTED = 1, 2  # bits of a stop's flags

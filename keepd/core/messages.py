@@ -8,7 +8,6 @@ from dataclasses import dataclass
 from sys import intern
 from typing import Any
 
-from keepd.core.asides import asks
 from keepd.core.cues import message_marks, named_numbers, prompt_marks
 from keepd.core.entries import Entry
 from keepd.core.quote import QUOTE_CHARS, raw, shown
@@ -242,9 +241,6 @@ def _fill_message(node: Node, entry: Entry, policy: TextPolicy) -> None:
     _count(node, blocks, category, policy)
     if node.kind == "assistant":
         _fill_assistant(node, entry, message)
-        node.marks |= asks(
-            [b["text"] for b in blocks if b.get("type") == "text" and type(b.get("text")) is str]
-        )
     else:
         node.is_compact_summary = entry.get("isCompactSummary") is True
         node.is_prompt = is_prompt(entry, blocks)

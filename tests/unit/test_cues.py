@@ -126,7 +126,7 @@ def test_cues_kept_line_by_line_in_a_compact_state_equal_a_whole_reading() -> No
         follower.feed(line)
         follower.branch()  # indexing at once thins what it read, as the daemon's state does
     whole = cues_of(chain)
-    for name in ("finished", "marks", "new_number", "touched", "fresh"):
+    for name in ("finished", "marks", "new_number", "touched", "fresh", "pause"):
         assert (
             getattr(follower.stop_cues(), name).tolist()
             == getattr(whole.stop_cues(), name).tolist()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 
 import numpy as np
@@ -56,6 +57,17 @@ def test_each_signal_earns_its_points_at_its_stop_only() -> None:
     assert _points(_cues(marks={2: TURNS}))[2] == P.turns
     assert _points(_cues(marks={2: BARE}))[2] == P.bare
     assert _points(_cues())[0:6] == [0.0] * 6
+
+
+def test_a_pause_earns_its_points_beside_a_branch_switch() -> None:
+    branch = EVENTS.index(Event.BRANCH)
+    codes = np.array([0, 0, branch, branch, 0, 0], dtype=np.int8)
+    cues = dataclasses.replace(_cues(), pause=np.array([0, 0, 1800.0, 120.0, 0, 0]))
+    found = score(cues, codes, np.zeros(6, dtype=bool), P, pause_seconds=600)
+    assert found.totals.tolist()[2:4] == [P.branch + P.pause, P.branch]
+    assert found.reasons(2) == ("git branch", "pause")
+    # Without the cues' pauses, the session's events alone speak.
+    assert _points(dataclasses.replace(cues, pause=None), codes.tolist())[2] == P.branch
 
 
 def test_a_long_prompt_and_a_fuller_one_after_short_replies() -> None:
