@@ -23,6 +23,8 @@ from typing import Any, Protocol
 import numpy as np
 import numpy.typing as npt
 
+from keepd.core.asides import Asides, PromptWords, no_asides, replies
+
 # Bits of a message's marks.
 FINISHED = 1  # a tool call commits, pushes, merges, or creates or merges a pull request
 BRANCHED = 2  # a tool call creates a git branch or worktree
@@ -156,6 +158,8 @@ class Marked(Protocol):
     files: tuple[str, ...]
     numbers: tuple[str, ...]
     timestamp: str
+    words: Sequence[str]
+    quote: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,9 +175,14 @@ class StopCues:
     # Seconds from the message before the stop's prompt to it, known even where the git branch
     # changed too (core/events.py names one event per stop, and the branch hides the pause).
     pause: npt.NDArray[np.float64] | None = None
+    asides: Asides | None = None  # what the prompts say beside their work (core/asides.py)
 
     def __len__(self) -> int:
         return len(self.marks)
+
+    def aside(self) -> Asides:
+        """The asides, none marked where they are not known."""
+        return self.asides if self.asides is not None else no_asides(len(self))
 
     def after_clear(self) -> npt.NDArray[np.bool_]:
         """Stops right after a /clear prompt."""
@@ -218,6 +227,9 @@ class CueTally:
         self._finishing = False
         self.pause: list[float] = []
         self._last_time = ""
+        self._prompt_words = PromptWords()
+        self.novelty: list[float] = []
+        self.replies: list[bool] = []
 
     def add(self, nodes: Iterable[Marked], stops: Sequence[bool]) -> None:
         """Takes messages in branch order; `stops[i]` says whether the i-th is a stop."""
@@ -244,6 +256,8 @@ class CueTally:
         self._seen_numbers.update(node.numbers)
         first = len(self.pause) == 0
         self.pause.append(0.0 if first else seconds_between(self._last_time, node.timestamp))
+        self.novelty.append(self._prompt_words.novelty(node.words))
+        self.replies.append(replies(node.quote))
 
     def _touch(self, path: str) -> None:
         if path in self._turn:
@@ -266,6 +280,10 @@ class CueTally:
             np.array(touched, dtype=np.int64),
             np.array(fresh, dtype=np.int64),
             pause=np.array(self.pause, dtype=np.float64),
+            asides=Asides(
+                np.array(self.novelty, dtype=np.float64),
+                np.array(self.replies, dtype=bool),
+            ),
         )
 
 

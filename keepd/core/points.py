@@ -4,11 +4,13 @@ the words cannot see it.
 In the labelled sessions the words rarely peak where both readers call a new task: work
 inside one project keeps its vocabulary. What people read instead is in the session: work
 finished in the turn before, a git branch switch or a long pause, a long self-contained
-prompt (above all after short replies), a prompt that says it turns to the next thing, files
-never touched before. Each cue earns points; a stop whose total reaches `clear` and is not
-beaten by a neighbour is a place people call a new task. The points are a logistic model's
-coefficients, fitted on the calibration labels (`../shared/corpus/labels/boundaries.json`:
-stops both readers call a task against all other stops that keep enough words) and rounded
+prompt (above all after short replies), a prompt that says it turns to the next thing, a
+prompt whose words no earlier prompt used, files never touched before; and against it, a
+prompt that opens as a reply to the turn before ("yes", "but", "also"). Each cue earns points;
+a stop whose total reaches `clear` and is not beaten by a neighbour is a place people call a
+new task. The points are a logistic model's coefficients (evaluation/fit_points.py, ridge 1),
+fitted on the calibration labels (`../shared/corpus/labels/boundaries.json`: stops both
+readers call a task against the usable stops no reader marked within one stop) and rounded
 to halves; `clear` was chosen on the same stops, `ranked` on the same sessions' newest piece
 and the calibration joins (docs/EVALUATION.md, "Which data chose each constant").
 """
@@ -32,27 +34,27 @@ BoolArray = npt.NDArray[np.bool_]
 class Points:
     """Points per cue and the total that makes ●●● (calibration labels, rounded logit)."""
 
-    finished: float = 1.5  # a commit, push, merge or PR in the turn before (logit 1.46)
-    branch: float = 0.5  # another git branch than the stop before (0.46)
-    pause: float = 1.0  # a pause of `Tuning.pause_minutes` or more before the prompt (0.90)
-    long_prompt: float = 1.0  # a prompt of `long_words` content words or more (0.93)
+    finished: float = 1.5  # a commit, push, merge or PR in the turn before (logit 1.67)
+    branch: float = 1.0  # another git branch than the stop before (0.89)
+    pause: float = 1.5  # a pause of `Tuning.pause_minutes` or more before the prompt (1.54)
+    long_prompt: float = 1.0  # a prompt of `long_words` content words or more (0.98)
     long_words: int = 20
     after_short: float = 1.0  # a prompt of `fuller` words or more after a command or one of
-    fuller: int = 10  # `short` words or fewer: a self-contained request after replies (1.16)
+    fuller: int = 10  # `short` words or fewer: a self-contained request after replies (0.88)
     short: int = 3
-    turns: float = 1.5  # the prompt says it turns to the next thing ("next issue", 1.68)
-    after_closing: float = 2.0  # the prompt before said the work is done ("that works", 1.98)
-    # Most files of the next `turns_ahead` turns never touched before (fit 0.62 beside the
-    # others): left out, as cross-validated with it (one session out, the total chosen on the
-    # rest) 21 of 37 calibration task switches had ●●● within one, 39 of 42 zones at a reader
-    # boundary; without it 26 of 37 and 50 of 54 (evaluation/fit_points.py).
-    new_files: float = 0.0
+    turns: float = 1.5  # the prompt says it turns to the next thing ("next issue", 1.42)
+    after_closing: float = 1.5  # the prompt before said the work is done ("that works", 1.60)
+    new_files: float = 0.5  # most files of the next `turns_ahead` turns never touched (0.49)
     fresh_share: float = 0.6
     turns_ahead: int = 3
-    words: float = 0.5  # the words stand `Tuning.subtopic` wiggles high there (0.69)
-    bare: float = -1.0  # a prompt with no content of its own (-1.00)
-    clear: float = 2.0  # a total this high, not beaten next to it, is ●●●
-    ranked: float = 3.0  # ... and ranks with the words' own ●●● zones for the pick
+    novel: float = 1.5  # `novel_share` or more of the prompt's words no earlier prompt used,
+    novel_share: float = 0.6  # of `novel_words` content words or more (1.50)
+    novel_words: int = 5
+    replies: float = -1.0  # the prompt opens as a reply to the turn before: "yes", "but" (-1.23)
+    words: float = 0.5  # the words stand `Tuning.subtopic` wiggles high there (0.54)
+    bare: float = -1.0  # a prompt with no content of its own (-0.82)
+    clear: float = 3.0  # a total this high, not beaten next to it, is ●●●
+    ranked: float = 4.5  # ... and ranks with the words' own ●●● zones for the pick
 
 
 DEFAULT_POINTS = Points()
@@ -67,6 +69,8 @@ SIGNAL_NAMES = {
     "turns": "says it turns to the next thing",
     "after_closing": "the prompt before closed the work",
     "new_files": "new files",
+    "novel": "new words",
+    "replies": "replies to the turn before",
     "words": "words",
     "bare": "no content of its own",
 }
@@ -125,6 +129,8 @@ def _signals(
     closed = np.concatenate([[False], (cues.marks[:-1] & CLOSES) != 0])[:stops]
     fresh = cues.fresh_share(table.turns_ahead) >= table.fresh_share
     paused = cues.pause >= pause if cues.pause is not None else np.zeros(stops, dtype=bool)
+    asides = cues.aside()
+    novel = text & (asides.novelty >= table.novel_share) & (words >= table.novel_words)
     present = {
         "finished": np.asarray(cues.finished, dtype=bool),
         "branch": codes == EVENTS.index(Event.BRANCH),
@@ -135,6 +141,8 @@ def _signals(
         "turns": (cues.marks & TURNS) != 0,
         "after_closing": closed,
         "new_files": fresh,
+        "novel": novel,
+        "replies": text & asides.replies,
         "words": words_high,
         "bare": (cues.marks & BARE) > 0,
     }
