@@ -3,10 +3,11 @@ labels and measures the table, in sample and leaving one session out at a time.
 
 The features are every signal `points.score` names, present or not at each usable stop of the
 calibration sessions (corpus/labels/boundaries.json); a stop is a task where both readers call
-it one (either reader's stop of an agreed pair). A logistic model with a ridge penalty (the
-intercept unpenalised) gives each signal's points, rounded to halves; the ●●● total is the one
-that finds the most task switches while ●●● zones stay at a reader boundary in `FLOOR` or more
-one standard error down. Cross-validation fits the points and chooses the total on all other
+it one (either reader's stop of an agreed pair), a counter-example where no reader marked a
+boundary within one stop (the stops between are left out: a ●●● zone there is not wrong). A
+logistic model with a ridge penalty (the intercept unpenalised) gives each signal's points,
+rounded to halves; the ●●● total is the one that finds the most task switches while ●●● zones
+stay at a reader boundary in `FLOOR` or more one standard error down. Cross-validation fits the points and chooses the total on all other
 sessions, then grades the session left out: the figures a new session can expect. Held-out
 labels are never read.
 """
