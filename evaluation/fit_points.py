@@ -7,9 +7,9 @@ it one (either reader's stop of an agreed pair), a counter-example where no read
 boundary within one stop (the stops between are left out: a ●●● zone there is not wrong). A
 logistic model with a ridge penalty (the intercept unpenalised) gives each signal's points,
 rounded to halves; the ●●● total is the one that finds the most task switches while ●●● zones
-stay at a reader boundary in `FLOOR` or more one standard error down. Cross-validation fits the points and chooses the total on all other
-sessions, then grades the session left out: the figures a new session can expect. Held-out
-labels are never read.
+stay at a reader boundary in `FLOOR` or more one standard error down. Cross-validation fits the
+points and chooses the total on all other sessions, then grades the session left out: the
+figures a new session can expect. Held-out labels are never read.
 """
 
 from __future__ import annotations
