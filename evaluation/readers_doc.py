@@ -48,6 +48,7 @@ Every curve covers the whole history, with the session's own events and cues."""
     held_joins = {
         group.title: group.cases for group in groups if group.held_out and not group.independent
     }
+    points = DEFAULT_TUNING.points
     parts.append(
         f"""### What each cue and pick rule adds (calibration)
 
@@ -56,19 +57,24 @@ finished, or with another rule for the pick among the zones keepd grades; the la
 calibration readers', the joins the calibration joins (tails 8-15), each scored against its
 gold from the calibration labels, with the junction alone in brackets ("Sessions: keepd's
 pick"). Unless a row says otherwise, the words' own ●●● zones outrank ●●● zones the cues
-made with fewer than 3 points.
+made with fewer than {points.ranked:g} points.
 
 {variants.variant_table(calibration, joins)}
 
 keepd's rule is the second row: every cue's points (core/points.py) from a logistic fit on
-the calibration stops both readers call a task against all other stops that keep enough words,
-rounded to halves; ●●● at 2 points (the rows at 1.5 and 2.5 show the trade between finding
-task switches and staying at a reader boundary), and a cued ●●● zone of 3 points or more ranks
-with the words' own for the pick (the pick rows: 3 found the most newest pieces, and the joins
-within one of their gold about as often as at 3.5). Checked on held out, beside the grading
-before the cues' points; held out was looked at twice, the first time with new files at 0.5
-points (6/8 task switches, 16/23 ●●● at a boundary, 8/13 picks), which led to the
-standard-error rule that set new files to 0 on calibration data alone:
+the calibration stops both readers call a task against the usable stops no reader marked within
+one stop (a ●●● zone next to any reader's boundary is not wrong, so those stops are left out
+of the fit), rounded to halves; ●●● at {points.clear:g} points, chosen by the rule below (the
+rows at {points.clear - 0.5:g} and {points.clear + 0.5:g} show the trade between finding task
+switches and staying at a reader boundary), and a cued ●●● zone of {points.ranked:g} points or
+more ranks with the words' own for the pick (the pick rows: it found the most newest pieces,
+and the joins within one of their gold more often than a point lower).
+`python -m evaluation.fit_points --ablate` refits the table and prints, leaving one session
+out at a time (the points fitted and the total chosen on the other sessions), the figures with
+each signal left out of the fit. Held out was looked at twice before this table, the first
+time with new files at 0.5 points (6/8 task switches, 16/23 ●●● at a boundary, 8/13 picks),
+which led to the standard-error rule; this table (new words, a reply's opening, new files and
+the pause beside a branch switch) was chosen on calibration data alone:
 
 {variants.held_out_check(held, held_joins)}
 
@@ -102,12 +108,13 @@ def _points_line() -> str:
     p = DEFAULT_TUNING.points
     return (
         f"cue points: work finished {p.finished:g}, git branch {p.branch:g}, pause "
-        f"{p.pause:g}, a prompt of {p.long_words}+ words {p.long_prompt:g}, of {p.fuller}+ "
-        f"after one of {p.short} or fewer {p.after_short:g}, turns to the next thing "
-        f"{p.turns:g}, after a prompt that closed the work {p.after_closing:g}, new files "
-        f"({p.fresh_share:.0%} of {p.turns_ahead} turns) "
-        f"{p.new_files:g}, words at ●● height {p.words:g}, no content {p.bare:g}; ●●● at "
-        f"{p.clear:g} points, not beaten next to it"
+        f"{p.pause:g} (beside a branch switch too), a prompt of {p.long_words}+ words "
+        f"{p.long_prompt:g}, of {p.fuller}+ after one of {p.short} or fewer {p.after_short:g}, "
+        f"turns to the next thing {p.turns:g}, after a prompt that closed the work "
+        f"{p.after_closing:g}, new files ({p.fresh_share:.0%} of {p.turns_ahead} turns) "
+        f"{p.new_files:g}, new words ({p.novel_share:.0%} of {p.novel_words}+ words no earlier "
+        f"prompt used) {p.novel:g}, a reply's opening {p.replies:g}, words at ●● height "
+        f"{p.words:g}, no content {p.bare:g}; ●●● at {p.clear:g} points, not beaten next to it"
     )
 
 
@@ -131,12 +138,14 @@ def _constants() -> str:
         ],
         [
             _points_line(),
-            "boundaries.json: a logistic fit (ridge 1) of the stops both readers call a task "
-            "against all other stops that keep enough words, coefficients rounded to halves; "
-            "the ●●● total on the same sessions: the most task switches found while ●●● stays "
-            "at a reader boundary in 85% or more one standard error down (new files, fit 0.55, "
-            "left at 0 by that rule); the held-out check below was looked at twice (see "
-            "CHANGELOG and the commits of issue 14)",
+            "boundaries.json (`python -m evaluation.fit_points`): a logistic fit (ridge 1) of "
+            "the stops both readers call a task against the usable stops no reader marked "
+            "within one, coefficients rounded to halves; the ●●● total on the same sessions: "
+            "the most task switches found while ●●● stays at a reader boundary in 85% or more "
+            "one standard error down; which signals count, by the same figures left one session "
+            "out (a signal stays if leaving it out finds fewer task switches); the held-out "
+            "check below was looked at twice before this table (see CHANGELOG and the commits "
+            "of issue 14)",
         ],
         [
             f"a cued ●●● zone of {DEFAULT_TUNING.points.ranked:g}+ points ranks with the words' "
@@ -147,9 +156,12 @@ def _constants() -> str:
             'prompt words: "long" 20+, "fuller" 10+ after 3 or fewer or a command (whose words '
             'are markup); "turns to the next thing": next issue / task / step, "next:", '
             "another issue, something else, moving on, switch to (in the first 200 characters); "
-            '"closes the work": great, thanks, perfect, that works, looks good (not "... but")',
+            '"closes the work": great, thanks, perfect, that works, looks good (not "... but"); '
+            '"new words" 60% of 5+; "a reply\'s opening": yes, no, but, also, still, hmm, '
+            'wait, or, an option\'s letter or number, a quote (">")',
             "the prompts of boundaries.json's sessions around the task switches the points "
-            "missed (read by hand); the word counts from the logistic fit's features",
+            "missed and the ●●● zones off any boundary (read by hand); the word counts from the "
+            "logistic fit's features; new words' 60% / 5 from 50-80% / 5-10 left one session out",
         ],
         [
             "work finished: git commit / push / merge, gh pr create / merge in a Bash call",

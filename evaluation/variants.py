@@ -20,11 +20,11 @@ from evaluation.markdown import percent, table
 from evaluation.score import Prepared, grading_of, judge_grading, summarise
 from keepd.core.cues import STARTS, TURNS, StopCues
 from keepd.core.grade import DEFAULT_TUNING, Grade, Grading, Zone, grade
-from keepd.core.points import DEFAULT_POINTS
+from keepd.core.points import DEFAULT_POINTS, score
 
 Variant = Callable[[Prepared], Grading]
 LONG_PROMPT = DEFAULT_POINTS.long_words  # content words
-FRESH_SHARE = DEFAULT_POINTS.fresh_share  # of the files the next three turns touch
+FRESH_SHARE = DEFAULT_POINTS.fresh_share  # of the files the next `turns_ahead` turns touch
 
 
 def _words_and_events(p: Prepared) -> Grading:
@@ -61,6 +61,20 @@ def _long(p: Prepared) -> np.ndarray:
 
 def _turns(p: Prepared) -> np.ndarray:
     return (p.cues.marks & TURNS) > 0 if p.cues is not None else np.zeros(0)
+
+
+def _signal(field: str) -> Callable[[Prepared], np.ndarray]:
+    """Where one signal of the points table is present (core/points.py reads it)."""
+
+    def read(p: Prepared) -> np.ndarray:
+        if p.cues is None:
+            return np.zeros(0)
+        high = np.zeros(len(p.cues), dtype=bool)
+        pause = DEFAULT_TUNING.pause_minutes * 60
+        signals = score(p.cues, p.events, high, DEFAULT_POINTS, pause).signals
+        return next(s.present for s in signals if s.field == field)
+
+    return read
 
 
 def _numbers(p: Prepared) -> np.ndarray:
@@ -109,13 +123,17 @@ SIGNALS = {
     "a fuller prompt after short replies": "after_short",
     "a prompt that turns to the next thing": "turns",
     "the prompt before closed the work": "after_closing",
+    "new files": "new_files",
+    "new words": "novel",
+    "a reply's opening": "replies",
     "the words at ●● height": "words",
     "the content-free prompt's penalty": "bare",
 }
 LATEST = "pick: latest ●●● (cues rank as words)"
+RANKED, CLEAR = DEFAULT_POINTS.ranked, DEFAULT_POINTS.clear
 PICK_RULES: dict[str, Variant] = {
-    "pick: cued ●●● ranks with the words at 2.5 points": _points(ranked=2.5),
-    "pick: cued ●●● ranks with the words at 3.5 points": _points(ranked=3.5),
+    f"pick: cued ●●● ranks with the words at {RANKED - 0.5:g} points": _points(ranked=RANKED - 0.5),
+    f"pick: cued ●●● ranks with the words at {RANKED + 0.5:g} points": _points(ranked=RANKED + 0.5),
     "pick: cued ●●● never ranks with the words": _points(ranked=float("inf")),
     LATEST: _picking(_latest),
     "pick: highest ●●● multiple": _picking(_strongest),
@@ -127,9 +145,8 @@ VARIANTS: dict[str, Variant] = {
     **{f"without {name}": _points(**{field: 0.0}) for name, field in SIGNALS.items()},
     "+ a prompt that starts work (points as work finished)": _counting(_starts),
     "+ a new issue or PR number (points as work finished)": _counting(_numbers),
-    "+ new files, 0.5 (the fit's points)": _points(new_files=0.5),
-    "●●● at 1.5 points": _points(clear=1.5),
-    "●●● at 2.5 points": _points(clear=2.5),
+    f"●●● at {CLEAR - 0.5:g} points": _points(clear=CLEAR - 0.5),
+    f"●●● at {CLEAR + 0.5:g} points": _points(clear=CLEAR + 0.5),
     **PICK_RULES,
 }
 
@@ -181,14 +198,16 @@ def held_out_check(labelled: Sequence[Labelled], joins: Mapping[str, Sequence[Pr
 def cue_rates(labelled: Sequence[Labelled]) -> str:
     """How often each cue is present at stops both readers call a task, at other marked
     stops, and at stops nobody marked."""
-    cues = {
-        "work finished (tool calls)": lambda p: p.cues.finished,
-        "a session event (branch, compaction, pause)": lambda p: p.events > 0,
+    cues: dict[str, Callable[[Prepared], Any]] = {
+        "work finished (tool calls)": _signal("finished"),
+        "a session event (branch, compaction, pause)": lambda p: np.asarray(p.events) > 0,
         f"new files ({FRESH_SHARE:.0%}+)": _fresh,
         "a prompt that starts work": _starts,
         "a new issue or PR number": _numbers,
         f"a long prompt ({LONG_PROMPT}+ words)": _long,
         "a prompt that turns to the next thing": _turns,
+        f"new words ({DEFAULT_POINTS.novel_share:.0%}+ of the prompt's)": _signal("novel"),
+        "a reply's opening": _signal("replies"),
     }
     kinds: dict[str, list[tuple[Labelled, int]]] = {
         "task (both)": [],

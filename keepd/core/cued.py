@@ -38,7 +38,8 @@ def with_points(
 ) -> list[Zone]:
     """`zones` graded with the cues' points, and the zones the points alone make ●●●."""
     usable = usable_stops(curve, frees, tuning)
-    scored = score(cues, events, heights >= tuning.subtopic, tuning.points)
+    pause = tuning.pause_minutes * 60
+    scored = score(cues, events, heights >= tuning.subtopic, tuning.points, pause)
     cued = clear_stops(scored.totals, usable, tuning.points.clear)
     bare = bare_stops(cues, len(curve))
     out: list[Zone] = []

@@ -17,10 +17,13 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
+
+from keepd.core.asides import Asides, PromptWords, no_asides, replies
 
 # Bits of a message's marks.
 FINISHED = 1  # a tool call commits, pushes, merges, or creates or merges a pull request
@@ -154,6 +157,9 @@ class Marked(Protocol):
     marks: int
     files: tuple[str, ...]
     numbers: tuple[str, ...]
+    timestamp: str
+    words: Sequence[str]
+    quote: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,9 +172,17 @@ class StopCues:
     touched: npt.NDArray[np.int64]  # files the stop's turn touches
     fresh: npt.NDArray[np.int64]  # of those, files no earlier turn touched
     words: npt.NDArray[np.int64] | None = None  # content words of the stop's prompt, if known
+    # Seconds from the message before the stop's prompt to it, known even where the git branch
+    # changed too (core/events.py names one event per stop, and the branch hides the pause).
+    pause: npt.NDArray[np.float64] | None = None
+    asides: Asides | None = None  # what the prompts say beside their work (core/asides.py)
 
     def __len__(self) -> int:
         return len(self.marks)
+
+    def aside(self) -> Asides:
+        """The asides, none marked where they are not known."""
+        return self.asides if self.asides is not None else no_asides(len(self))
 
     def after_clear(self) -> npt.NDArray[np.bool_]:
         """Stops right after a /clear prompt."""
@@ -211,6 +225,11 @@ class CueTally:
         self._turn: set[str] = set()
         self._turn_fresh = 0
         self._finishing = False
+        self.pause: list[float] = []
+        self._last_time = ""
+        self._prompt_words = PromptWords()
+        self.novelty: list[float] = []
+        self.replies: list[bool] = []
 
     def add(self, nodes: Iterable[Marked], stops: Sequence[bool]) -> None:
         """Takes messages in branch order; `stops[i]` says whether the i-th is a stop."""
@@ -223,6 +242,7 @@ class CueTally:
                 self._finishing = True
             for path in node.files:
                 self._touch(path)
+            self._last_time = node.timestamp
 
     def _open(self, node: Marked) -> None:
         if self.marks:
@@ -234,6 +254,10 @@ class CueTally:
         self.marks.append(node.marks)
         self.new_number.append(any(n not in self._seen_numbers for n in node.numbers))
         self._seen_numbers.update(node.numbers)
+        first = len(self.pause) == 0
+        self.pause.append(0.0 if first else seconds_between(self._last_time, node.timestamp))
+        self.novelty.append(self._prompt_words.novelty(node.words))
+        self.replies.append(replies(node.quote))
 
     def _touch(self, path: str) -> None:
         if path in self._turn:
@@ -255,4 +279,19 @@ class CueTally:
             np.array(self.new_number, dtype=bool),
             np.array(touched, dtype=np.int64),
             np.array(fresh, dtype=np.int64),
+            pause=np.array(self.pause, dtype=np.float64),
+            asides=Asides(
+                np.array(self.novelty, dtype=np.float64),
+                np.array(self.replies, dtype=bool),
+            ),
         )
+
+
+def seconds_between(earlier: str, later: str) -> float:
+    """Seconds from one ISO 8601 timestamp to another; 0 when either does not parse."""
+    if not earlier or not later:
+        return 0.0
+    try:
+        return (datetime.fromisoformat(later) - datetime.fromisoformat(earlier)).total_seconds()
+    except (ValueError, TypeError):
+        return 0.0

@@ -30,6 +30,7 @@ __all__ = [
     "Tuning",
     "Zone",
     "grade",
+    "heights",
     "multiples",
     "rises",
 ]
@@ -114,6 +115,15 @@ def rises(curve: Curve, frees: FloatArray, tuning: Tuning = DEFAULT_TUNING) -> F
     if not np.isfinite(wiggle):
         return np.zeros(len(curve))
     return _heights(curve, tuning)[1] / wiggle
+
+
+def heights(curve: Curve, frees: FloatArray, tuning: Tuning = DEFAULT_TUNING) -> FloatArray:
+    """Every stop's height in wiggles as `grade` reads it for the cues' points (zeros without a
+    wiggle): evaluation/fit_points.py builds the points' features from it."""
+    wiggle = _wiggle(curve.sc[_eligible(curve, frees, tuning)])
+    if not np.isfinite(wiggle):
+        return np.zeros(len(curve))
+    return _heights(curve, tuning)[0] / wiggle
 
 
 def _eligible(curve: Curve, frees: FloatArray, tuning: Tuning) -> np.ndarray:

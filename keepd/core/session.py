@@ -231,8 +231,9 @@ class SessionState:
         """Indexes the branch's messages from the `first`-th on (`fresh`)."""
         stops = self._branch.stops if self._branch is not None else []
         at = set(stops[bisect.bisect_left(stops, first) :])  # the new ones: few
+        words = [node.take_words() for node in fresh]  # the tally reads the prompts' words
         self.cue_tally.add(fresh, [first + i in at for i in range(len(fresh))])
-        self.index.extend([node.take_words() for node in fresh])
+        self.index.extend(words)
         self.ledger.extend(fresh)
         if self.compact:
             self._thin()

@@ -215,6 +215,8 @@ _WHY = {
     "after short replies": "ask",
     "says it turns to the next thing": "next",
     "the prompt before closed the work": "ok",
+    "new words": "novel",
+    "new files": "files",
 }
 
 
@@ -228,6 +230,9 @@ def why_text(stop: Stop) -> str:
     >>> s.reasons = ["work finished", "long prompt", "says it turns to the next thing"]
     >>> why_text(s)
     'done long next'
+    >>> s.reasons = ["pause", "new words", "new files"]
+    >>> why_text(s)
+    '⏸novel files'
     """
     text = ""
     for reason in stop.reasons or ():

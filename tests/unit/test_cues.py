@@ -113,6 +113,25 @@ def test_the_prompt_after_clear_starts_work() -> None:
     assert cues.after_clear().tolist() == [False, False, True]
 
 
+def test_a_prompt_s_novelty_counts_the_words_no_earlier_prompt_used() -> None:
+    chain = Chain()
+    chain.prompt("parser grammar tokenizer")
+    chain.reply("the parser grammar uses a tokenizer: lexer scanner")  # replies do not count
+    chain.prompt("parser grammar lexer")
+    chain.prompt("deploy docs site")
+    chain.prompt("<bash-input>git status</bash-input>")
+    novelty = cues_of(chain).stop_cues().aside().novelty.tolist()
+    assert novelty[:3] == [1.0, 1 / 3, 1.0]
+
+
+def test_a_prompt_that_opens_as_a_reply_to_the_turn_before() -> None:
+    chain = Chain()
+    for text in ("fix the parser", "yes, and the lexer", "But can it show two?", "> you said x"):
+        chain.prompt(text)
+    replies = cues_of(chain).stop_cues().aside().replies.tolist()
+    assert replies == [False, True, True, True]
+
+
 def test_cues_kept_line_by_line_in_a_compact_state_equal_a_whole_reading() -> None:
     chain = Chain()
     for turn in range(6):
@@ -126,10 +145,15 @@ def test_cues_kept_line_by_line_in_a_compact_state_equal_a_whole_reading() -> No
         follower.feed(line)
         follower.branch()  # indexing at once thins what it read, as the daemon's state does
     whole = cues_of(chain)
-    for name in ("finished", "marks", "new_number", "touched", "fresh"):
+    for name in ("finished", "marks", "new_number", "touched", "fresh", "pause"):
         assert (
             getattr(follower.stop_cues(), name).tolist()
             == getattr(whole.stop_cues(), name).tolist()
+        )
+    for name in ("novelty", "replies"):
+        assert (
+            getattr(follower.stop_cues().aside(), name).tolist()
+            == getattr(whole.stop_cues().aside(), name).tolist()
         )
 
 

@@ -42,6 +42,19 @@ def test_a_switch_a_pause_and_a_compaction_are_found_before_their_stops() -> Non
     assert [EVENTS[c] for c in codes] == [None, None, Event.BRANCH, Event.PAUSE, Event.COMPACTION]
 
 
+def test_the_cues_keep_a_pause_the_branch_switch_hides_from_the_events() -> None:
+    chain = Chain()
+    chain.prompt("parser grammar", **at(0), gitBranch="main")
+    chain.reply("done", **at(1), gitBranch="main")
+    chain.prompt("docs page", **at(30), gitBranch="docs")  # another branch, 29 minutes later
+    chain.reply("done", **at(31), gitBranch="docs")
+    chain.prompt("docs screenshots", **at(33), gitBranch="main")  # another branch, no pause
+    state = state_of(chain)
+    assert [EVENTS[c] for c in state.stop_events(600)] == [None, Event.BRANCH, Event.BRANCH]
+    pause = state.stop_cues().pause
+    assert pause is not None and pause.tolist() == [0.0, 29 * 60.0, 2 * 60.0]
+
+
 def test_no_events_from_missing_or_unreadable_fields() -> None:
     chain = Chain()
     chain.prompt("one", timestamp="yesterday")

@@ -46,14 +46,16 @@ def test_finished_work_and_a_pause_make_a_clear_zone_the_words_do_not_see() -> N
     assert not any(z.grade is Grade.CLEAR for z in alone.zones)
 
 
-def test_one_cue_next_to_a_subtopic_zone_makes_it_clear_at_the_cued_stop() -> None:
+def test_cues_next_to_a_subtopic_zone_make_it_clear_at_the_cued_stop() -> None:
     sc = _subtopic_at(20)
     words = grade(_curve(sc), _frees())
     assert words.pick is not None and words.pick.grade is Grade.SUBTOPIC
     at = words.pick.best
-    raised = grade(_curve(sc), _frees(), cues=_cues(finished=[at + 1]))
+    cues = _cues(finished=[at + 1])
+    raised = grade(_curve(sc), _frees(), events=_events([at + 1]), cues=cues)
     assert raised.pick is not None and raised.pick.grade is Grade.CLEAR
-    assert raised.pick.best == at + 1 and raised.pick.reasons == ("words", "work finished")
+    assert raised.pick.best == at + 1
+    assert raised.pick.reasons == ("words", "work finished", "pause")
 
 
 def test_the_words_own_clear_zone_outranks_a_later_cued_one() -> None:

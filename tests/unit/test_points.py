@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 
 import numpy as np
 
+from keepd.core.asides import Asides
 from keepd.core.cues import BARE, CLOSES, COMMAND, STARTS, TURNS, StopCues, empty_cues, prompt_marks
 from keepd.core.events import EVENTS, Event
 from keepd.core.grade import Grade, grade
@@ -56,6 +58,38 @@ def test_each_signal_earns_its_points_at_its_stop_only() -> None:
     assert _points(_cues(marks={2: TURNS}))[2] == P.turns
     assert _points(_cues(marks={2: BARE}))[2] == P.bare
     assert _points(_cues())[0:6] == [0.0] * 6
+
+
+def test_a_pause_earns_its_points_beside_a_branch_switch() -> None:
+    branch = EVENTS.index(Event.BRANCH)
+    codes = np.array([0, 0, branch, branch, 0, 0], dtype=np.int8)
+    cues = dataclasses.replace(_cues(), pause=np.array([0, 0, 1800.0, 120.0, 0, 0]))
+    found = score(cues, codes, np.zeros(6, dtype=bool), P, pause_seconds=600)
+    assert found.totals.tolist()[2:4] == [P.branch + P.pause, P.branch]
+    assert found.reasons(2) == ("git branch", "pause")
+    # Without the cues' pauses, the session's events alone speak.
+    assert _points(dataclasses.replace(cues, pause=None), codes.tolist())[2] == P.branch
+
+
+def _asides(cues: StopCues, novelty: Sequence[float], replies: Sequence[int] = ()) -> StopCues:
+    flags = np.zeros(len(cues), dtype=bool)
+    flags[list(replies)] = True
+    return dataclasses.replace(cues, asides=Asides(np.asarray(novelty, np.float64), flags))
+
+
+def test_new_words_earn_points_in_a_prompt_of_enough_words_of_its_own() -> None:
+    novelty = [1.0, 0.2, P.novel_share, 0.9, 0.9, 0.9]
+    words = [5, 8, 8, P.novel_words - 1, 8, 8]
+    cues = _asides(_cues(words=words, marks={4: BARE | COMMAND}), novelty)
+    assert _points(cues) == [P.novel, 0, P.novel, 0, P.bare, P.novel]
+    assert score(cues, None, np.zeros(6, bool), P).reasons(2) == ("new words",)
+
+
+def test_a_reply_s_opening_takes_points_away() -> None:
+    cues = _asides(_cues(words=[5, 5, 5, 5, 5, 5]), [0.0] * 6, replies=[2])
+    assert _points(cues) == [0, 0, P.replies, 0, 0, 0]
+    assert P.replies < 0 and score(cues, None, np.zeros(6, bool), P).reasons(2) == ()
+    assert _points(_cues()) == [0.0] * 6  # no asides known: nothing marked
 
 
 def test_a_long_prompt_and_a_fuller_one_after_short_replies() -> None:
@@ -116,16 +150,16 @@ def test_cues_alone_make_a_clear_zone_where_the_words_see_nothing() -> None:
     sc = _falling(5)
     at = 40
     words = [5] * N
-    words[at - 1], words[at] = 1, 30  # a long prompt after a short reply
-    cues = _cues(N, words=words)
+    words[at - 1], words[at] = 1, 30  # a long prompt after a short reply, work finished
+    cues = _cues(N, words=words, finished=[at])
     found = grade(_curve(sc), _frees(), cues=cues)
     zone = next(z for z in found.zones if z.best == at)
     assert zone.grade is Grade.CLEAR and zone.cued
-    assert zone.reasons == ("long prompt", "after short replies")
+    assert zone.reasons == ("work finished", "long prompt", "after short replies")
     assert found.pick is zone
-    # The same prompt after a prompt as long: one cue, no ●●●.
+    # The same prompt after a prompt as long: one cue fewer, no ●●●.
     words[at - 1] = 30
-    plain = grade(_curve(sc), _frees(), cues=_cues(N, words=words))
+    plain = grade(_curve(sc), _frees(), cues=_cues(N, words=words, finished=[at]))
     assert not any(z.grade is Grade.CLEAR for z in plain.zones)
 
 
@@ -150,10 +184,11 @@ def test_strong_cues_rank_with_the_words_own_clear_zone_for_the_pick() -> None:
     sc = _peak(_falling(7), 20, height=0.2)  # the words' own ●●● at 20
     pause = np.zeros(N, dtype=np.int8)
     pause[45] = EVENTS.index(Event.PAUSE)
-    weak = grade(_curve(sc), _frees(), events=pause, cues=_cues(N, finished=[45]))  # 2.5
+    weak = grade(_curve(sc), _frees(), events=pause, cues=_cues(N, finished=[45]))
+    assert P.clear <= P.finished + P.pause < P.ranked
     assert weak.pick is not None and weak.pick.best == 20
-    words = [5] * N
-    words[45] = 25  # and a long prompt: 3.5 points
-    strong = grade(_curve(sc), _frees(), events=pause, cues=_cues(N, finished=[45], words=words))
+    turning = _cues(N, finished=[45], marks={45: TURNS})  # and it turns to the next thing
+    assert P.finished + P.pause + P.turns >= P.ranked
+    strong = grade(_curve(sc), _frees(), events=pause, cues=turning)
     assert strong.pick is not None and strong.pick.best == 45 and not strong.pick.cued
-    assert strong.pick.reasons == ("work finished", "pause", "long prompt")
+    assert strong.pick.reasons == ("work finished", "pause", "says it turns to the next thing")

@@ -1,0 +1,230 @@
+"""`python -m evaluation.fit_points`: fits the cues' points (core/points.py) on the calibration
+labels and measures the table, in sample and leaving one session out at a time.
+
+The features are every signal `points.score` names, present or not at each usable stop of the
+calibration sessions (corpus/labels/boundaries.json); a stop is a task where both readers call
+it one (either reader's stop of an agreed pair), a counter-example where no reader marked a
+boundary within one stop (the stops between are left out: a ●●● zone there is not wrong). A
+logistic model with a ridge penalty (the intercept unpenalised) gives each signal's points,
+rounded to halves; the ●●● total is the one that finds the most task switches while ●●● zones
+stay at a reader boundary in `FLOOR` or more one standard error down. Cross-validation fits the
+points and chooses the total on all other sessions, then grades the session left out: the
+figures a new session can expect. Held-out labels are never read.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import math
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+
+from evaluation import labels
+from evaluation.cases import find_shared
+from evaluation.labels import Labelled, LabelSummary, SessionScore
+from evaluation.markdown import table
+from keepd.core.cued import usable_stops
+from keepd.core.grade import DEFAULT_TUNING, Tuning, grade, heights
+from keepd.core.points import DEFAULT_POINTS, SIGNAL_NAMES, Points, score
+
+FloatArray = npt.NDArray[np.float64]
+FLOOR = 0.85  # ●●● zones at a reader boundary, one standard error down (docs/EVALUATION.md)
+RIDGE = 1.0
+LEFT_OUT: tuple[str, ...] = ()  # signals left out of the fit unless asked for
+TOTALS = (1.0, 1.5, 2.0, 2.5, 3.0, 3.5, 4.0)  # the ●●● totals tried
+
+
+@dataclass(frozen=True, slots=True)
+class Stops:
+    """One labelled session's usable stops: each signal's presence, and which are tasks."""
+
+    case: Labelled
+    fields: tuple[str, ...]  # the `Points` field of each column
+    features: FloatArray  # usable stops x signals, 0 or 1
+    task: npt.NDArray[np.bool_]
+
+
+def stops_of(case: Labelled, tuning: Tuning = DEFAULT_TUNING) -> Stops:
+    """A session's usable stops and their signals, as `cued.with_points` reads them."""
+    p = case.prepared
+    assert p.cues is not None
+    high = heights(p.curve, p.frees, tuning) >= tuning.subtopic
+    signals = score(p.cues, p.events, high, tuning.points, tuning.pause_minutes * 60).signals
+    usable = usable_stops(p.curve, p.frees, tuning)
+    tasks = {k for pair in case.task_switches() for k in pair}
+    task = np.array([k in tasks for k in range(len(p.curve))], dtype=bool)
+    marked = case.boundaries()
+    near = np.array([any(abs(k - j) <= 1 for j in marked) for k in range(len(p.curve))])
+    # A ●●● zone within one stop of any reader's boundary is not wrong: those stops teach the
+    # model nothing either way, so only stops no reader marked near them are counter-examples.
+    fitted = usable & (task | ~near)
+    features = np.column_stack([s.present for s in signals]).astype(np.float64)
+    return Stops(case, tuple(s.field for s in signals), features[fitted], task[fitted])
+
+
+def fit(features: FloatArray, task: npt.NDArray[np.bool_], ridge: float = RIDGE) -> FloatArray:
+    """A ridge logistic regression by Newton's method: the intercept, then one coefficient
+    per column (the penalty `ridge / 2 * |w|^2` spares the intercept)."""
+    x = np.column_stack([np.ones(len(features)), features])
+    y = task.astype(np.float64)
+    penalty = np.full(x.shape[1], ridge)
+    penalty[0] = 0.0
+    w = np.zeros(x.shape[1])
+    for _ in range(100):
+        p = 1.0 / (1.0 + np.exp(-(x @ w)))
+        gradient = x.T @ (p - y) + penalty * w
+        hessian = (x.T * (p * (1 - p))) @ x + np.diag(penalty) + 1e-9 * np.eye(len(w))
+        step = np.linalg.solve(hessian, gradient)
+        w -= step
+        if float(np.max(np.abs(step))) < 1e-10:
+            break
+    return w
+
+
+def fitted(sessions: Sequence[Stops], keep: Sequence[str], ridge: float = RIDGE) -> FloatArray:
+    """The coefficients of the `keep` signals (intercept first), fitted on `sessions`."""
+    columns = [sessions[0].fields.index(field) for field in keep]
+    features = np.concatenate([s.features[:, columns] for s in sessions])
+    task = np.concatenate([s.task for s in sessions])
+    return fit(features, task, ridge)
+
+
+def table_of(coefficients: FloatArray, keep: Sequence[str], fields: Sequence[str]) -> Points:
+    """The points table: each kept signal's coefficient rounded to halves, the others 0."""
+    points: dict[str, object] = dict.fromkeys(fields, 0.0)
+    points.update({f: round(float(c) * 2) / 2 for f, c in zip(keep, coefficients[1:], strict=True)})
+    return dataclasses.replace(DEFAULT_POINTS, **points)  # type: ignore[arg-type]
+
+
+def scores(cases: Sequence[Labelled], points: Points) -> list[SessionScore]:
+    tuning = dataclasses.replace(DEFAULT_TUNING, points=points)
+    out = []
+    for case in cases:
+        p = case.prepared
+        out.append(labels.score_grading(case, grade(p.curve, p.frees, tuning, p.events, p.cues)))
+    return out
+
+
+def lower(hits: int, total: int) -> float:
+    """A share one standard error down."""
+    share = hits / max(total, 1)
+    return share - math.sqrt(share * (1 - share) / max(total, 1))
+
+
+def at_boundary(s: LabelSummary) -> tuple[int, int]:
+    return s.clear - s.false_clear, s.clear
+
+
+def chosen_total(cases: Sequence[Labelled], points: Points) -> float:
+    """The ●●● total that finds the most task switches while ●●● stays at a reader boundary
+    in `FLOOR` or more one standard error down (of equals, the higher total; none passing:
+    the highest tried)."""
+    best: tuple[int, float] | None = None
+    for total in TOTALS:
+        s = labels.summarise(scores(cases, dataclasses.replace(points, clear=total)))
+        if lower(*at_boundary(s)) >= FLOOR and (best is None or s.found >= best[0]):
+            best = (s.found, total)
+    return best[1] if best is not None else TOTALS[-1]
+
+
+def cross_validated(sessions: Sequence[Stops], keep: Sequence[str]) -> list[SessionScore]:
+    """Each session graded with the points fitted and the total chosen on all the others."""
+    out = []
+    for i, held in enumerate(sessions):
+        rest = [s for j, s in enumerate(sessions) if j != i]
+        points = table_of(fitted(rest, keep), keep, held.fields)
+        cases = [s.case for s in rest]
+        points = dataclasses.replace(points, clear=chosen_total(cases, points))
+        out.extend(scores([held.case], points))
+    return out
+
+
+def figures(found: Sequence[SessionScore]) -> list[str]:
+    """Task switches found, ●●● at a reader boundary, picks within one: each with its share
+    and one standard error."""
+    s = labels.summarise(found)
+    return [_share(s.found, s.switches), _share(*at_boundary(s)), _share(s.picks_near, s.sessions)]
+
+
+def _share(hits: int, total: int) -> str:
+    share = hits / max(total, 1)
+    error = math.sqrt(share * (1 - share) / max(total, 1))
+    return f"{hits}/{total} ({share:.0%} ± {error:.0%})"
+
+
+HEADERS = ["points", "task switches with ●●● within one", "●●● at a reader boundary", "pick"]
+
+
+def report(sessions: Sequence[Stops], keep: Sequence[str], ablate: bool) -> str:
+    """The fit on every session, its rounded table and figures, and the cross-validated ones."""
+    fields = sessions[0].fields
+    cases = [s.case for s in sessions]
+    coefficients = fitted(sessions, keep)
+    points = table_of(coefficients, keep, fields)
+    points = dataclasses.replace(points, clear=chosen_total(cases, points))
+    rows = [
+        [f, SIGNAL_NAMES[f], f"{c:.2f}", getattr(points, f), getattr(DEFAULT_POINTS, f)]
+        for f, c in zip(keep, coefficients[1:], strict=True)
+    ]
+    rows.append(["clear", "the ●●● total", "-", points.clear, DEFAULT_POINTS.clear])
+    lines = [
+        f"{len(sessions)} calibration sessions, {sum(len(s.task) for s in sessions)} usable "
+        f"stops, {sum(int(s.task.sum()) for s in sessions)} at a task; intercept "
+        f"{coefficients[0]:.2f}, ridge {RIDGE}\n",
+        table(["field", "signal", "fit", "rounded", "keepd now"], rows),
+        "",
+        table(
+            HEADERS,
+            [
+                ["keepd now, in sample", *figures(scores(cases, DEFAULT_POINTS))],
+                ["this fit, in sample", *figures(scores(cases, points))],
+                ["this fit, one session out", *figures(cross_validated(sessions, keep))],
+            ],
+        ),
+    ]
+    if ablate:
+        rows = [
+            [f"without {SIGNAL_NAMES[f]}", *figures(cross_validated(sessions, _but(keep, f)))]
+            for f in keep
+        ]
+        lines += ["", "one session out, each signal left out of the fit:\n", table(HEADERS, rows)]
+    return "\n".join(lines)
+
+
+def _but(keep: Sequence[str], field: str) -> list[str]:
+    return [f for f in keep if f != field]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m evaluation.fit_points", description=__doc__)
+    parser.add_argument("--shared", type=Path, help="the shared folder (default: ../shared)")
+    parser.add_argument(
+        "--without",
+        default=",".join(LEFT_OUT),
+        help="signals (Points fields) left out, a,b (default: %(default)s; '' fits all)",
+    )
+    parser.add_argument("--ablate", action="store_true", help="cross-validate each left out")
+    args = parser.parse_args(argv)
+    shared = args.shared or find_shared()
+    if shared is None:
+        print("fit_points: no ../shared corpus found (give --shared)", file=sys.stderr)
+        return 2
+    sessions = [stops_of(case) for case in labels.load(shared)]
+    left_out = {f for f in args.without.split(",") if f}
+    unknown = left_out - set(sessions[0].fields)
+    if unknown:
+        print(f"fit_points: no such signal: {', '.join(sorted(unknown))}", file=sys.stderr)
+        return 2
+    keep = [f for f in sessions[0].fields if f not in left_out]
+    print(report(sessions, keep, args.ablate))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
