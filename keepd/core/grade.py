@@ -16,10 +16,24 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from keepd.core.cued import bare_stops, event_pick, past_bare, with_points
+from keepd.core.cued import bare_stops, event_pick, past_bare, usable_stops, with_points
 from keepd.core.cues import StopCues
 from keepd.core.curve import Curve, FloatArray
-from keepd.core.events import EventCodes
+from keepd.core.events import EVENTS, Event, EventCodes
+from keepd.core.newest import (
+    COMPACTION,
+    DEFAULT_NEWEST,
+    HEIGHT,
+    POINTS,
+    ZONE_FEATURES,
+    Column,
+    Newest,
+    chances,
+    newest_scores,
+    newest_stop,
+    zone_columns,
+)
+from keepd.core.points import Scored, score
 from keepd.core.zone import DEFAULT_TUNING, FALLING_MARK, Grade, Tuning, Zone
 
 __all__ = [
@@ -63,6 +77,43 @@ def grade(
     """Finds, grades and ranks the zones of `curve`; `frees` is each stop's freed share,
     `events` the session's own break before each stop (core/events.py) and `cues` what its
     prompts and tool calls say (core/cues.py), if known."""
+    graded = _graded(curve, frees, tuning, events, cues)
+    eligible, zones = graded.eligible, graded.zones
+    if tuning.newest is not None and graded.scored is not None and cues is not None:
+        pick, zones = _newest_pick(
+            graded, curve, frees, tuning=tuning, model=tuning.newest, events=events, cues=cues
+        )
+    else:
+        pick = _pick(zones)
+        if pick is None and events is not None:
+            pick = event_pick(curve, frees, tuning, events, graded.heights)
+            if pick is not None:
+                zones = sorted([*zones, pick], key=lambda zone: zone.best)
+    for zone in zones:
+        eligible[zone.best] = True
+    trade = [] if pick is not None else _trade(curve, frees, graded.points)
+    return Grading(graded.wiggle, eligible, zones, pick, trade)
+
+
+@dataclass(frozen=True, slots=True)
+class _Graded:
+    """What grading finds before the pick: the zones and what they were measured by."""
+
+    wiggle: float
+    eligible: npt.NDArray[np.bool_]
+    points: np.ndarray
+    heights: FloatArray  # in wiggles
+    zones: list[Zone]
+    scored: Scored | None  # the cues' points, when the cues are known
+
+
+def _graded(
+    curve: Curve,
+    frees: FloatArray,
+    tuning: Tuning,
+    events: EventCodes | None,
+    cues: StopCues | None,
+) -> _Graded:
     eligible = _eligible(curve, frees, tuning)
     points = np.flatnonzero(eligible)
     wiggle = _wiggle(curve.sc[points])
@@ -74,27 +125,105 @@ def grade(
         zones = _zones(
             curve, heights, rise / wiggle, points=points, tuning=tuning, bare=bare, wiggle=wiggle
         )
+    scored = None
     if cues is not None and len(cues) == len(curve):
+        scored = score(cues, events, heights >= tuning.subtopic, tuning.points)
         zones = with_points(
             zones,
             curve,
             frees,
             tuning=tuning,
-            events=events,
+            scored=scored,
             cues=cues,
             heights=heights,
             wiggle=wiggle,
         )
-    pick = _pick(zones)
-    if pick is None and events is not None:
-        pick = event_pick(curve, frees, tuning, events, heights)
-        if pick is not None:
-            zones = sorted([*zones, pick], key=lambda zone: zone.best)
-            eligible[pick.best] = True
-    for zone in zones:
-        eligible[zone.best] = True
-    trade = [] if pick is not None else _trade(curve, frees, points)
-    return Grading(wiggle, eligible, zones, pick, trade)
+    return _Graded(wiggle, eligible, points, heights, zones, scored)
+
+
+def newest_features(
+    curve: Curve,
+    frees: FloatArray,
+    tuning: Tuning = DEFAULT_TUNING,
+    events: EventCodes | None = None,
+    cues: StopCues | None = None,
+) -> list[Column]:
+    """Every stop's features for the newest-work model (core/newest.py), by name, and none
+    without cues: what `python -m evaluation.fit_newest` fits on."""
+    graded = _graded(curve, frees, tuning, events, cues)
+    if graded.scored is None:
+        return []
+    cap = (tuning.newest or DEFAULT_NEWEST).height_cap
+    return _columns(graded, events, cap)
+
+
+def _columns(graded: _Graded, events: EventCodes | None, cap: float) -> list[Column]:
+    stops = len(graded.heights)
+    signals: list[Column] = (
+        [(name, present) for (name, _), present in graded.scored.signals] if graded.scored else []
+    )
+    codes = events if events is not None and len(events) == stops else np.zeros(stops, np.int8)
+    compaction = codes == EVENTS.index(Event.COMPACTION)
+    zones = [(zone.best, zone.grade.strength, zone.cued) for zone in graded.zones]
+    totals = [(POINTS, graded.scored.totals)] if graded.scored else []
+    return [
+        *signals,
+        *totals,
+        (COMPACTION, compaction),
+        *zone_columns(stops, zones, graded.heights, cap),
+    ]
+
+
+def _newest_pick(
+    graded: _Graded,
+    curve: Curve,
+    frees: FloatArray,
+    *,
+    tuning: Tuning,
+    model: Newest,
+    events: EventCodes | None,
+    cues: StopCues,
+) -> tuple[Zone | None, list[Zone]]:
+    """The pick where the newest piece of work most likely begins (core/newest.py), moved past
+    a content-free prompt on a tie; the zone there if it is ●● or ●●●, else a ●● zone the
+    model alone makes, named by the cues it read there. Under the model's floor, the latest
+    zone of the strongest rank, if any: a ●●● zone is never shown without a pick."""
+    usable = usable_stops(curve, frees, tuning)
+    columns = _columns(graded, events, model.height_cap)
+    bare = bare_stops(cues, len(curve))
+    k = newest_at(model, columns, usable, sc=curve.sc, bare=bare, wiggle=graded.wiggle)
+    if k is None:
+        return _pick(graded.zones), graded.zones
+    zones = graded.zones
+    here = next((z for z in zones if z.best == k and z.grade is not Grade.FAINT), None)
+    if here is not None:
+        return here, zones
+    present = [
+        name for name, values in columns if model.weight(name) > 0 and bool(np.asarray(values)[k])
+    ]
+    reasons = (*(name for name in present if name not in _NOT_REASONS), NEWEST_REASON)
+    made = Zone(k, k, k, Grade.SUBTOPIC, round(float(graded.heights[k]), 2), reasons=reasons)
+    kept = [zone for zone in zones if zone.best != k]
+    return made, sorted([*kept, made], key=lambda zone: zone.best)
+
+
+def newest_at(
+    model: Newest,
+    columns: list[Column],
+    usable: npt.NDArray[np.bool_],
+    *,
+    sc: FloatArray,
+    bare: npt.NDArray[np.bool_],
+    wiggle: float,
+) -> int | None:
+    """The stop of the highest newest score over `floor`, past a content-free prompt on a tie."""
+    k = newest_stop(newest_scores(chances(model, columns, len(sc)), usable), model.floor)
+    return None if k is None else past_bare(sc, usable, bare, k, wiggle)
+
+
+# Features that are not cues: the words' height and zone grades do not name a model's pick.
+_NOT_REASONS = frozenset({HEIGHT, POINTS, *ZONE_FEATURES})
+NEWEST_REASON = "newest work"
 
 
 def multiples(curve: Curve, frees: FloatArray, tuning: Tuning = DEFAULT_TUNING) -> FloatArray:
