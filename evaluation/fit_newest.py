@@ -84,7 +84,7 @@ class Case:
     uuids: tuple[str | None, ...]
     gold: tuple[int, ...]  # a join's gold stops (piece_gold.py); () for a labelled session
     junctions: tuple[str, ...] = ()
-    fallback: int | None = None  # the latest zone of the strongest rank, taken under the floor
+    fallback: int | None = None  # the pick rule before the model's, taken under its floor
 
     def pick(self, model: Newest) -> int | None:
         k = newest_at(
@@ -102,7 +102,6 @@ def case_of(prepared: Prepared, sessions: Iterable[str]) -> Case:
     before = grade(
         p.curve, p.frees, dataclasses.replace(DEFAULT_TUNING, newest=None), p.events, p.cues
     )
-    fallback = before.pick if before.pick is not None and before.pick.event is None else None
     return Case(
         p.case.name,
         frozenset(sessions),
@@ -114,7 +113,7 @@ def case_of(prepared: Prepared, sessions: Iterable[str]) -> Case:
         p.uuids,
         p.at_gold() if p.case.pieces else (),
         p.case.junctions,
-        None if fallback is None else fallback.best,
+        None if before.pick is None else before.pick.best,
     )
 
 

@@ -4,7 +4,10 @@ A zone is a peak of the curve at a change of work, and its height is measured in
 the median step between neighbouring stops of the same curve (measure.md). The session's
 cues (core/cues.py, core/events.py) grade too: in the labelled sessions people call a new
 task where work was just finished and the session paused or changed branch far more often
-than where the words peak. Each zone says why it has its grade (`Zone.reasons`). The
+than where the words peak. Each zone says why it has its grade (`Zone.reasons`). The pick is
+the stop where the newest piece of work most likely begins (core/newest.py's model, made in
+core/newest_pick.py); without cues, with `Tuning.newest` None, or under the model's floor, it
+is the latest zone of the strongest rank (with no ●● zone, an event's stop). The
 constants were chosen on calibration data with `python -m evaluation` (docs/EVALUATION.md
 names the data behind each).
 """
@@ -16,35 +19,26 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from keepd.core.cued import bare_stops, event_pick, past_bare, usable_stops, with_points
+from keepd.core.cued import bare_stops, event_pick, past_bare, with_points
 from keepd.core.cues import StopCues
 from keepd.core.curve import Curve, FloatArray
-from keepd.core.events import EVENTS, Event, EventCodes
-from keepd.core.newest import (
-    COMPACTION,
-    DEFAULT_NEWEST,
-    HEIGHT,
-    POINTS,
-    ZONE_FEATURES,
-    Column,
-    Newest,
-    chances,
-    newest_scores,
-    newest_stop,
-    zone_columns,
-)
+from keepd.core.events import EventCodes
+from keepd.core.newest import DEFAULT_NEWEST, Column
+from keepd.core.newest_pick import NEWEST_REASON, Chosen, columns, newest_at, newest_pick
 from keepd.core.points import Scored, score
 from keepd.core.zone import DEFAULT_TUNING, FALLING_MARK, Grade, Tuning, Zone
 
 __all__ = [
     "DEFAULT_TUNING",
     "FALLING_MARK",
+    "NEWEST_REASON",
     "Grade",
     "Grading",
     "Tuning",
     "Zone",
     "grade",
     "multiples",
+    "newest_at",
     "rises",
 ]
 
@@ -78,12 +72,11 @@ def grade(
     `events` the session's own break before each stop (core/events.py) and `cues` what its
     prompts and tool calls say (core/cues.py), if known."""
     graded = _graded(curve, frees, tuning, events, cues)
-    eligible, zones = graded.eligible, graded.zones
+    eligible, zones, pick = graded.eligible, graded.zones, None
     if tuning.newest is not None and graded.scored is not None and cues is not None:
-        pick, zones = _newest_pick(
-            graded, curve, frees, tuning=tuning, model=tuning.newest, events=events, cues=cues
-        )
-    else:
+        chosen = Chosen(graded.zones, graded.scored, graded.heights, graded.wiggle)
+        pick, zones = newest_pick(chosen, curve, frees, tuning=tuning, events=events, cues=cues)
+    if pick is None:  # under the model's floor, the rule before it: no ●●● zone goes unpicked
         pick = _pick(zones)
         if pick is None and events is not None:
             pick = event_pick(curve, frees, tuning, events, graded.heights)
@@ -154,76 +147,7 @@ def newest_features(
     if graded.scored is None:
         return []
     cap = (tuning.newest or DEFAULT_NEWEST).height_cap
-    return _columns(graded, events, cap)
-
-
-def _columns(graded: _Graded, events: EventCodes | None, cap: float) -> list[Column]:
-    stops = len(graded.heights)
-    signals: list[Column] = (
-        [(name, present) for (name, _), present in graded.scored.signals] if graded.scored else []
-    )
-    codes = events if events is not None and len(events) == stops else np.zeros(stops, np.int8)
-    compaction = codes == EVENTS.index(Event.COMPACTION)
-    zones = [(zone.best, zone.grade.strength, zone.cued) for zone in graded.zones]
-    totals = [(POINTS, graded.scored.totals)] if graded.scored else []
-    return [
-        *signals,
-        *totals,
-        (COMPACTION, compaction),
-        *zone_columns(stops, zones, graded.heights, cap),
-    ]
-
-
-def _newest_pick(
-    graded: _Graded,
-    curve: Curve,
-    frees: FloatArray,
-    *,
-    tuning: Tuning,
-    model: Newest,
-    events: EventCodes | None,
-    cues: StopCues,
-) -> tuple[Zone | None, list[Zone]]:
-    """The pick where the newest piece of work most likely begins (core/newest.py), moved past
-    a content-free prompt on a tie; the zone there if it is ●● or ●●●, else a ●● zone the
-    model alone makes, named by the cues it read there. Under the model's floor, the latest
-    zone of the strongest rank, if any: a ●●● zone is never shown without a pick."""
-    usable = usable_stops(curve, frees, tuning)
-    columns = _columns(graded, events, model.height_cap)
-    bare = bare_stops(cues, len(curve))
-    k = newest_at(model, columns, usable, sc=curve.sc, bare=bare, wiggle=graded.wiggle)
-    if k is None:
-        return _pick(graded.zones), graded.zones
-    zones = graded.zones
-    here = next((z for z in zones if z.best == k and z.grade is not Grade.FAINT), None)
-    if here is not None:
-        return here, zones
-    present = [
-        name for name, values in columns if model.weight(name) > 0 and bool(np.asarray(values)[k])
-    ]
-    reasons = (*(name for name in present if name not in _NOT_REASONS), NEWEST_REASON)
-    made = Zone(k, k, k, Grade.SUBTOPIC, round(float(graded.heights[k]), 2), reasons=reasons)
-    kept = [zone for zone in zones if zone.best != k]
-    return made, sorted([*kept, made], key=lambda zone: zone.best)
-
-
-def newest_at(
-    model: Newest,
-    columns: list[Column],
-    usable: npt.NDArray[np.bool_],
-    *,
-    sc: FloatArray,
-    bare: npt.NDArray[np.bool_],
-    wiggle: float,
-) -> int | None:
-    """The stop of the highest newest score over `floor`, past a content-free prompt on a tie."""
-    k = newest_stop(newest_scores(chances(model, columns, len(sc)), usable), model.floor)
-    return None if k is None else past_bare(sc, usable, bare, k, wiggle)
-
-
-# Features that are not cues: the words' height and zone grades do not name a model's pick.
-_NOT_REASONS = frozenset({HEIGHT, POINTS, *ZONE_FEATURES})
-NEWEST_REASON = "newest work"
+    return columns(graded.scored, graded.zones, graded.heights, events, cap)
 
 
 def multiples(curve: Curve, frees: FloatArray, tuning: Tuning = DEFAULT_TUNING) -> FloatArray:
@@ -367,7 +291,8 @@ def _classify(multiple: float, tuning: Tuning) -> Grade:
 
 
 def _pick(zones: list[Zone]) -> Zone | None:
-    """Among the strongest class present, the latest zone; none when no zone reaches ●●.
+    """The pick rule before the newest-work model: among the strongest class present, the
+    latest zone; none when no zone reaches ●●.
 
     The words' own ●●● zones rank above those the cues made ●●●. A ● zone is barely above
     the noise: it is shown, but the trade is offered instead of presenting it as the place

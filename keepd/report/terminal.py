@@ -215,6 +215,8 @@ _WHY = {
     "after short replies": "ask",
     "says it turns to the next thing": "next",
     "the prompt before closed the work": "ok",
+    "new files": "files",
+    "newest work": "newest",  # the newest-work model alone made the pick (core/newest.py)
 }
 
 

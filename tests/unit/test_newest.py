@@ -79,7 +79,7 @@ def test_an_unsure_later_stop_does_not_displace_a_sure_earlier_one() -> None:
     assert found.pick is not None and found.pick.best == 20
 
 
-def test_under_the_floor_the_trade_is_offered() -> None:
+def test_under_the_floor_with_no_zone_nor_event_the_trade_is_offered() -> None:
     model = _model(floor=0.5, work_finished=5.9)  # p = 0.48 at the finished stop
     found = grade(_curve(_falling(3)), _frees(), _tuning(model), cues=_cues(finished=[30]))
     assert found.pick is None and found.trade
@@ -113,7 +113,8 @@ def test_the_features_name_every_signal_the_height_and_the_zones() -> None:
 
 
 def test_under_the_floor_a_clear_zone_is_still_the_pick() -> None:
-    """A ●●● zone is never shown without a pick: under the floor, the rule before the model."""
+    """A ●●● zone is never shown without a pick: under the floor the rule before the model
+    picks (the latest zone of the strongest rank, else an event's stop)."""
     sc = _peak(_falling(7), 30, height=0.2)
     model = _model(floor=0.99)
     found = grade(_curve(sc), _frees(), _tuning(model), cues=_cues())
