@@ -9,6 +9,7 @@ from evaluation.labels import Labelled, Source
 from evaluation.markdown import table
 from evaluation.sessions import GroupCases
 from keepd.core.grade import DEFAULT_TUNING
+from keepd.core.newest import DEFAULT_NEWEST
 from keepd.daemon.policy import NEWEST
 
 
@@ -55,8 +56,11 @@ Each row runs keepd's grading with one cue taken out or another counted as if it
 finished, or with another rule for the pick among the zones keepd grades; the labels are the
 calibration readers', the joins the calibration joins (tails 8-15), each scored against its
 gold from the calibration labels, with the junction alone in brackets ("Sessions: keepd's
-pick"). Unless a row says otherwise, the words' own ●●● zones outrank ●●● zones the cues
-made with fewer than 3 points.
+pick"). Unless a row says otherwise, the pick is the newest-work model's (core/newest.py);
+the rows "pick before" run the rule before it, in which the words' own ●●● zones outrank ●●●
+zones the cues made with fewer than 3 points, and the rows "newest-work pick" set one of the
+model's weights to 0 (not refitted) or move its floor. `python -m evaluation.fit_newest`
+prints the model's leave-one-session-out figures, refitted for each choice.
 
 {variants.variant_table(calibration, joins)}
 
@@ -64,9 +68,10 @@ keepd's rule is the second row: every cue's points (core/points.py) from a logis
 the calibration stops both readers call a task against all other stops that keep enough words,
 rounded to halves; ●●● at 2 points (the rows at 1.5 and 2.5 show the trade between finding
 task switches and staying at a reader boundary), and a cued ●●● zone of 3 points or more ranks
-with the words' own for the pick (the pick rows: 3 found the most newest pieces, and the joins
-within one of their gold about as often as at 3.5). Checked on held out, beside the grading
-before the cues' points; held out was looked at twice, the first time with new files at 0.5
+with the words' own for the pick under the newest-work model's floor (the "pick before" rows:
+3 found the most newest pieces, and the joins within one of their gold about as often as at
+3.5). Checked on held out, beside the grading before the cues' points and the pick rule
+before the newest-work model; held out was looked at twice, the first time with new files at 0.5
 points (6/8 task switches, 16/23 ●●● at a boundary, 8/13 picks), which led to the
 standard-error rule that set new files to 0 on calibration data alone:
 
@@ -111,6 +116,15 @@ def _points_line() -> str:
     )
 
 
+def _newest_line() -> str:
+    model = DEFAULT_NEWEST
+    weights = ", ".join(f"{name} {weight:g}" for name, weight in model.weights)
+    return (
+        f"the newest-work model: intercept {model.intercept:g}, {weights}; the words' height "
+        f"capped at {model.height_cap:g} wiggles; a pick needs a newest score of {model.floor:g}"
+    )
+
+
 def _constants() -> str:
     t = DEFAULT_TUNING
     rows = [
@@ -140,8 +154,15 @@ def _constants() -> str:
         ],
         [
             f"a cued ●●● zone of {DEFAULT_TUNING.points.ranked:g}+ points ranks with the words' "
-            "own for the pick",
+            "own for the pick (the rule under the newest-work model's floor)",
             "boundaries.json (the newest piece) and the calibration joins (their gold)",
+        ],
+        [
+            _newest_line(),
+            "python -m evaluation.fit_newest: a ridge logistic fit on the usable stops of "
+            "boundaries.json's sessions (both readers' tasks) and of the calibration joins "
+            "(their junctions too); features, target, ridge and floor chosen on "
+            "leave-one-session-out figures (a join: without every session in it)",
         ],
         [
             'prompt words: "long" 20+, "fuller" 10+ after 3 or fewer or a command (whose words '
