@@ -3,25 +3,15 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
 
 import numpy as np
 
-from keepd.core.cues import BARE, StopCues, empty_cues
 from keepd.core.grade import DEFAULT_TUNING, NEWEST_REASON, Grade, Tuning, grade, newest_features
 from keepd.core.newest import HEIGHT, Newest, chances, newest_scores, newest_stop
 from tests.unit.test_grade import N, _curve, _falling, _frees, _peak
+from tests.unit.test_grade_cues import _cues
 
 FINISHED = "work finished"
-
-
-def _cues(finished: Sequence[int] = (), bare: Sequence[int] = ()) -> StopCues:
-    cues = empty_cues(N)
-    done = np.zeros(N, dtype=bool)
-    done[list(finished)] = True
-    marks = np.zeros(N, dtype=np.int8)
-    marks[list(bare)] = BARE
-    return StopCues(done, marks, cues.new_number, cues.touched, cues.fresh)
 
 
 def _model(floor: float = 0.1, **weights: float) -> Newest:
