@@ -1,13 +1,16 @@
 """Scores each stop by the chance that the newest piece of work begins there: what the pick is.
 
 A logistic model gives p_k, the chance that a new piece of work begins at stop k, from named
-per-stop features: every cue signal of the points table (core/points.py, by name, so a signal
-added there flows in; one the table below does not name weighs 0 until it is refitted), the
-words' height there in wiggles (capped), the grade of a zone there and a compaction before
-it. The newest piece begins at k when one begins there and none at any later usable stop:
-s_k = p_k * prod over later usable j of (1 - p_j). The pick is the usable stop of the highest
-s_k, when it reaches `floor`. The coefficients are a ridge logistic fit on the calibration
-labels (`python -m evaluation.fit_newest`; fitted values in the comments).
+per-stop features (core/newest_pick.py builds them): every cue signal of the points table
+(core/points.py) by name and the table's total, a compaction before the stop, the words'
+height there in wiggles (capped) and the grade of a zone there. A signal added to the points
+table flows in through the total as soon as it earns points, and by name once a refit gives
+it a weight; a feature the table below does not name weighs 0. The newest piece begins at k
+when one begins there and none at any later usable stop: s_k = p_k * prod over later usable j
+of (1 - p_j). The pick is the usable stop of the highest s_k, when it reaches `floor` (under
+it, grading falls back to the rule before: core/grade.py). The coefficients are a ridge
+logistic fit on calibration data (`python -m evaluation.fit_newest`; fitted values in the
+comments).
 """
 
 from __future__ import annotations
@@ -36,19 +39,19 @@ class Newest:
     calibration sessions and of the calibration joins: a stop both readers call a task, or a
     join's junction, against every other stop. The cue points enter as the points table's
     total, each signal by its points; of the signals the table gives no points, new files
-    earned its place (leave-one-session-out, the pick within one of the readers' newest: 15
+    earned its place (leave-one-session-out, the pick within one of the readers' newest: 13
     of 24 sessions without it, 19 with it); every signal by its own weight did worse (16).
     """
 
     intercept: float = -4.08  # fitted -4.082
     weights: tuple[tuple[str, float], ...] = (
-        ("cue points", 1.02),  # 1.018 per point of the points table's total
+        (POINTS, 1.02),  # 1.018 per point of the points table's total
         ("new files", 1.2),  # 1.202: most files of the next turns never touched before
         (HEIGHT, 1.08),  # 1.080 at the cap (10 wiggles)
-        ("●●● zone (words)", 1.25),  # 1.248
-        ("●●● zone (cues)", 0.31),  # 0.315
-        ("●● zone", -0.09),  # -0.088
-        ("● zone", 0.21),  # 0.209
+        (ZONE_FEATURES[0], 1.25),  # 1.248: a ●●● zone of the words
+        (ZONE_FEATURES[1], 0.31),  # 0.315: a ●●● zone the cues made with few points
+        (ZONE_FEATURES[2], -0.09),  # -0.088: a ●● zone
+        (ZONE_FEATURES[3], 0.21),  # 0.209: a ● zone
     )
     height_cap: float = 10.0  # wiggles: a junction's 40x is no surer than 10x
     floor: float = 0.1  # the newest score a pick needs (cross-validated: 0.05 / 0.1 / 0.15)
