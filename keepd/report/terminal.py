@@ -216,7 +216,7 @@ _WHY = {
     "says it turns to the next thing": "next",
     "the prompt before closed the work": "ok",
     "new files": "files",
-    "newest work": "newest",  # the newest-work model alone made the pick (core/newest.py)
+    "newest work": "new",  # the newest-work model alone made the pick (core/newest.py)
 }
 
 
