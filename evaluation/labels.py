@@ -151,12 +151,7 @@ def score_grading(labelled: Labelled, grading: Grading) -> SessionScore:
     false_clear = [z for z in clear if not any(abs(z - k) <= 1 for k in marked)]
     pick = grading.pick.best if grading.pick is not None else None
     newest = labelled.newest()
-    near: bool | None = None
-    if newest is not None:
-        if max(newest) == 0:
-            near = pick is None or pick <= 1
-        else:
-            near = pick is not None and _near(pick, newest)
+    near = pick_near(newest, pick)
     return SessionScore(
         labelled.name,
         len(labelled.prepared.curve),
@@ -169,6 +164,16 @@ def score_grading(labelled: Labelled, grading: Grading) -> SessionScore:
         grading.pick.grade.value if grading.pick is not None else None,
         near,
     )
+
+
+def pick_near(newest: tuple[int, int] | None, pick: int | None) -> bool | None:
+    """Whether `pick` lies within one stop of the readers' `newest` (None when they differ);
+    a newest of 0 (one piece) is found by no pick or one at the start."""
+    if newest is None:
+        return None
+    if max(newest) == 0:
+        return pick is None or pick <= 1
+    return pick is not None and _near(pick, newest)
 
 
 def _near(stop: int, pair: tuple[int, int]) -> bool:

@@ -9,6 +9,7 @@ from evaluation.labels import Labelled, Source
 from evaluation.markdown import table
 from evaluation.sessions import GroupCases
 from keepd.core.grade import DEFAULT_TUNING
+from keepd.core.newest import DEFAULT_NEWEST
 from keepd.daemon.policy import NEWEST
 
 
@@ -56,8 +57,11 @@ Each row runs keepd's grading with one cue taken out or another counted as if it
 finished, or with another rule for the pick among the zones keepd grades; the labels are the
 calibration readers', the joins the calibration joins (tails 8-15), each scored against its
 gold from the calibration labels, with the junction alone in brackets ("Sessions: keepd's
-pick"). Unless a row says otherwise, the words' own ●●● zones outrank ●●● zones the cues
-made with fewer than {points.ranked:g} points.
+pick"). Unless a row says otherwise, the pick is the newest-work model's (core/newest.py);
+the rows "pick before" run the rule before it, in which the words' own ●●● zones outrank ●●●
+zones the cues made with fewer than {points.ranked:g} points, and the rows "newest-work pick"
+set one of the model's weights to 0 (not refitted) or move its floor.
+`python -m evaluation.fit_newest` prints the model's leave-one-session-out figures, refitted for each choice.
 
 {variants.variant_table(calibration, joins)}
 
@@ -67,14 +71,19 @@ one stop (a ●●● zone next to any reader's boundary is not wrong, so those 
 of the fit), rounded to halves; ●●● at {points.clear:g} points, chosen by the rule below (the
 rows at {points.clear - 0.5:g} and {points.clear + 0.5:g} show the trade between finding task
 switches and staying at a reader boundary), and a cued ●●● zone of {points.ranked:g} points or
-more ranks with the words' own for the pick (the pick rows: it found the most newest pieces,
-and the joins within one of their gold more often than a point lower).
+more ranks with the words' own for the pick under the newest-work model's floor (the "pick
+before" rows: it found the most newest pieces, and the joins within one of their gold more
+often than a point lower). The pick itself is the newest-work model's: the usable stop where
+new work most likely begins for the last time (core/newest.py, fitted by
+`python -m evaluation.fit_newest` on the calibration labels and joins after the points).
 `python -m evaluation.fit_points --ablate` refits the table and prints, leaving one session
 out at a time (the points fitted and the total chosen on the other sessions), the figures with
 each signal left out of the fit. Held out was looked at twice before this table, the first
 time with new files at 0.5 points (6/8 task switches, 16/23 ●●● at a boundary, 8/13 picks),
 which led to the standard-error rule; this table (new words, a reply's opening, new files and
-the pause beside a branch switch) was chosen on calibration data alone:
+the pause beside a branch switch) and the newest-work model were chosen on calibration data
+alone, and are checked here beside the grading before the cues' points and the pick rule before
+the model:
 
 {variants.held_out_check(held, held_joins)}
 
@@ -118,6 +127,15 @@ def _points_line() -> str:
     )
 
 
+def _newest_line() -> str:
+    model = DEFAULT_NEWEST
+    weights = ", ".join(f"{name} {weight:g}" for name, weight in model.weights)
+    return (
+        f"the newest-work model: intercept {model.intercept:g}, {weights}; the words' height "
+        f"capped at {model.height_cap:g} wiggles; a pick needs a newest score of {model.floor:g}"
+    )
+
+
 def _constants() -> str:
     t = DEFAULT_TUNING
     rows = [
@@ -149,8 +167,15 @@ def _constants() -> str:
         ],
         [
             f"a cued ●●● zone of {DEFAULT_TUNING.points.ranked:g}+ points ranks with the words' "
-            "own for the pick",
+            "own for the pick (the rule under the newest-work model's floor)",
             "boundaries.json (the newest piece) and the calibration joins (their gold)",
+        ],
+        [
+            _newest_line(),
+            "python -m evaluation.fit_newest: a ridge logistic fit on the usable stops of "
+            "boundaries.json's sessions (both readers' tasks) and of the calibration joins "
+            "(their junctions too); features, target, ridge and floor chosen on "
+            "leave-one-session-out figures (a join: without every session in it)",
         ],
         [
             'prompt words: "long" 20+, "fuller" 10+ after 3 or fewer or a command (whose words '

@@ -3,7 +3,9 @@ in, or another rule for the pick, scored on the readers' labels and on the joins
 gold, the junction alone beside it); and where a join's missed pick lands.
 
 A cue is counted in by treating it as work finished before the stop, and a pick rule chooses
-among the zones keepd grades, so every variant runs the one grading rule of core/grade.py.
+among the zones keepd grades, so every variant runs the one grading rule of core/grade.py; the
+rows "pick before" run the pick rule before the newest-work model (core/newest.py), the rows
+"newest-work pick" that model with a weight set to 0 or another floor.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from evaluation.markdown import percent, table
 from evaluation.score import Prepared, grading_of, judge_grading, summarise
 from keepd.core.cues import STARTS, TURNS, StopCues
 from keepd.core.grade import DEFAULT_TUNING, Grade, Grading, Zone, grade
+from keepd.core.newest import DEFAULT_NEWEST, HEIGHT, POINTS, ZONE_FEATURES, Newest
 from keepd.core.points import DEFAULT_POINTS, score
 
 Variant = Callable[[Prepared], Grading]
@@ -83,12 +86,28 @@ def _numbers(p: Prepared) -> np.ndarray:
 
 def _points(**changes: Any) -> Variant:
     """keepd's grading with other points for the cues (core/points.py)."""
+    return _tuned(DEFAULT_NEWEST, **changes)
+
+
+def _tuned(newest: Newest | None, **changes: Any) -> Variant:
+    """keepd's grading with another newest-work model (None: the pick rule before it) and
+    other points for the cues."""
     table = dataclasses.replace(DEFAULT_POINTS, **changes)
-    tuning = dataclasses.replace(DEFAULT_TUNING, points=table)
+    tuning = dataclasses.replace(DEFAULT_TUNING, points=table, newest=newest)
     return lambda p: grade(p.curve, p.frees, tuning, p.events, p.cues)
 
 
-def _picking(rule: Callable[[list[Zone]], Zone], inner: Variant = grading_of) -> Variant:
+def _newest(*zeroed: str, **changes: Any) -> Variant:
+    """keepd's grading with the newest-work model's weights of `zeroed` features set to 0
+    (not refitted: `python -m evaluation.fit_newest` refits) or other `changes`."""
+    weights = tuple((name, 0.0 if name in zeroed else w) for name, w in DEFAULT_NEWEST.weights)
+    return _tuned(dataclasses.replace(DEFAULT_NEWEST, weights=weights, **changes))
+
+
+_before = _tuned(None)
+
+
+def _picking(rule: Callable[[list[Zone]], Zone], inner: Variant = _before) -> Variant:
     """`inner`'s zones with another pick among its ●● and ●●● zones (events' picks kept)."""
 
     def run(p: Prepared) -> Grading:
@@ -129,25 +148,40 @@ SIGNALS = {
     "the words at ●● height": "words",
     "the content-free prompt's penalty": "bare",
 }
-LATEST = "pick: latest ●●● (cues rank as words)"
+LATEST = "pick before: latest ●●● (cues rank as words)"
+BEFORE = "pick before: the latest zone of the strongest rank (no newest-work model)"
 RANKED, CLEAR = DEFAULT_POINTS.ranked, DEFAULT_POINTS.clear
 PICK_RULES: dict[str, Variant] = {
-    f"pick: cued ●●● ranks with the words at {RANKED - 0.5:g} points": _points(ranked=RANKED - 0.5),
-    f"pick: cued ●●● ranks with the words at {RANKED + 0.5:g} points": _points(ranked=RANKED + 0.5),
-    "pick: cued ●●● never ranks with the words": _points(ranked=float("inf")),
+    BEFORE: _before,
+    f"pick before: cued ●●● ranks with the words at {RANKED - 0.5:g} points": _tuned(
+        None, ranked=RANKED - 0.5
+    ),
+    f"pick before: cued ●●● ranks with the words at {RANKED + 0.5:g} points": _tuned(
+        None, ranked=RANKED + 0.5
+    ),
+    "pick before: cued ●●● never ranks with the words": _tuned(None, ranked=float("inf")),
     LATEST: _picking(_latest),
-    "pick: highest ●●● multiple": _picking(_strongest),
+    "pick before: highest ●●● multiple": _picking(_strongest),
+}
+NEWEST_RULES: dict[str, Variant] = {
+    "newest-work pick without the cue points (weight 0)": _newest(POINTS),
+    "newest-work pick without new files (weight 0)": _newest("new files"),
+    "newest-work pick without the words' height (weight 0)": _newest(HEIGHT),
+    "newest-work pick without the zone grades (weights 0)": _newest(*ZONE_FEATURES),
+    "newest-work pick, floor 0.05": _newest(floor=0.05),
+    "newest-work pick, floor 0.15": _newest(floor=0.15),
 }
 
 VARIANTS: dict[str, Variant] = {
     "words and session events (no cue points)": _words_and_events,
-    "keepd: the points table": grading_of,
+    "keepd: the points table, the newest-work pick": grading_of,
     **{f"without {name}": _points(**{field: 0.0}) for name, field in SIGNALS.items()},
     "+ a prompt that starts work (points as work finished)": _counting(_starts),
     "+ a new issue or PR number (points as work finished)": _counting(_numbers),
     f"●●● at {CLEAR - 0.5:g} points": _points(clear=CLEAR - 0.5),
     f"●●● at {CLEAR + 0.5:g} points": _points(clear=CLEAR + 0.5),
     **PICK_RULES,
+    **NEWEST_RULES,
 }
 
 
@@ -192,7 +226,8 @@ def variant_table(
 def held_out_check(labelled: Sequence[Labelled], joins: Mapping[str, Sequence[Prepared]]) -> str:
     """keepd, and the grading before the cues' points, on the held-out labels and joins."""
     before = "words and session events (no cue points)"
-    return variant_table(labelled, joins, {before: VARIANTS[before], "keepd": grading_of})
+    chosen = {before: VARIANTS[before], BEFORE: _before, "keepd": grading_of}
+    return variant_table(labelled, joins, chosen)
 
 
 def cue_rates(labelled: Sequence[Labelled]) -> str:

@@ -19,7 +19,7 @@ import numpy.typing as npt
 from keepd.core.cues import BARE, StopCues
 from keepd.core.curve import Curve, FloatArray
 from keepd.core.events import EVENTS, Event, EventCodes
-from keepd.core.points import Scored, clear_stops, score
+from keepd.core.points import Scored, clear_stops
 from keepd.core.zone import Grade, Tuning, Zone
 
 CUE_NAMES = {Event.BRANCH: "git branch", Event.COMPACTION: "compaction", Event.PAUSE: "pause"}
@@ -31,15 +31,13 @@ def with_points(
     frees: FloatArray,
     *,
     tuning: Tuning,
-    events: EventCodes | None,
+    scored: Scored,
     cues: StopCues,
     heights: FloatArray,
     wiggle: float,
 ) -> list[Zone]:
-    """`zones` graded with the cues' points, and the zones the points alone make ●●●."""
+    """`zones` graded with the cues' points (`scored`), and the zones they alone make ●●●."""
     usable = usable_stops(curve, frees, tuning)
-    pause = tuning.pause_minutes * 60
-    scored = score(cues, events, heights >= tuning.subtopic, tuning.points, pause)
     cued = clear_stops(scored.totals, usable, tuning.points.clear)
     bare = bare_stops(cues, len(curve))
     out: list[Zone] = []

@@ -4,7 +4,10 @@ A zone is a peak of the curve at a change of work, and its height is measured in
 the median step between neighbouring stops of the same curve (measure.md). The session's
 cues (core/cues.py, core/events.py) grade too: in the labelled sessions people call a new
 task where work was just finished and the session paused or changed branch far more often
-than where the words peak. Each zone says why it has its grade (`Zone.reasons`). The
+than where the words peak. Each zone says why it has its grade (`Zone.reasons`). The pick is
+the stop where the newest piece of work most likely begins (core/newest.py's model, made in
+core/newest_pick.py); without cues, with `Tuning.newest` None, or under the model's floor, it
+is the latest zone of the strongest rank (with no ●● zone, an event's stop). The
 constants were chosen on calibration data with `python -m evaluation` (docs/EVALUATION.md
 names the data behind each).
 """
@@ -20,11 +23,15 @@ from keepd.core.cued import bare_stops, event_pick, past_bare, with_points
 from keepd.core.cues import StopCues
 from keepd.core.curve import Curve, FloatArray
 from keepd.core.events import EventCodes
+from keepd.core.newest import DEFAULT_NEWEST, Column
+from keepd.core.newest_pick import NEWEST_REASON, Chosen, columns, newest_at, newest_pick
+from keepd.core.points import Scored, score
 from keepd.core.zone import DEFAULT_TUNING, FALLING_MARK, Grade, Tuning, Zone
 
 __all__ = [
     "DEFAULT_TUNING",
     "FALLING_MARK",
+    "NEWEST_REASON",
     "Grade",
     "Grading",
     "Tuning",
@@ -32,6 +39,7 @@ __all__ = [
     "grade",
     "heights",
     "multiples",
+    "newest_at",
     "rises",
 ]
 
@@ -64,6 +72,42 @@ def grade(
     """Finds, grades and ranks the zones of `curve`; `frees` is each stop's freed share,
     `events` the session's own break before each stop (core/events.py) and `cues` what its
     prompts and tool calls say (core/cues.py), if known."""
+    graded = _graded(curve, frees, tuning, events, cues)
+    eligible, zones, pick = graded.eligible, graded.zones, None
+    if tuning.newest is not None and graded.scored is not None and cues is not None:
+        chosen = Chosen(graded.zones, graded.scored, graded.heights, graded.wiggle)
+        pick, zones = newest_pick(chosen, curve, frees, tuning=tuning, events=events, cues=cues)
+    if pick is None:  # under the model's floor, the rule before it: no ●●● zone goes unpicked
+        pick = _pick(zones)
+        if pick is None and events is not None:
+            pick = event_pick(curve, frees, tuning, events, graded.heights)
+            if pick is not None:
+                zones = sorted([*zones, pick], key=lambda zone: zone.best)
+    for zone in zones:
+        eligible[zone.best] = True
+    trade = [] if pick is not None else _trade(curve, frees, graded.points)
+    return Grading(graded.wiggle, eligible, zones, pick, trade)
+
+
+@dataclass(frozen=True, slots=True)
+class _Graded:
+    """What grading finds before the pick: the zones and what they were measured by."""
+
+    wiggle: float
+    eligible: npt.NDArray[np.bool_]
+    points: np.ndarray
+    heights: FloatArray  # in wiggles
+    zones: list[Zone]
+    scored: Scored | None  # the cues' points, when the cues are known
+
+
+def _graded(
+    curve: Curve,
+    frees: FloatArray,
+    tuning: Tuning,
+    events: EventCodes | None,
+    cues: StopCues | None,
+) -> _Graded:
     eligible = _eligible(curve, frees, tuning)
     points = np.flatnonzero(eligible)
     wiggle = _wiggle(curve.sc[points])
@@ -75,27 +119,37 @@ def grade(
         zones = _zones(
             curve, heights, rise / wiggle, points=points, tuning=tuning, bare=bare, wiggle=wiggle
         )
+    scored = None
     if cues is not None and len(cues) == len(curve):
+        pause = tuning.pause_minutes * 60
+        scored = score(cues, events, heights >= tuning.subtopic, tuning.points, pause)
         zones = with_points(
             zones,
             curve,
             frees,
             tuning=tuning,
-            events=events,
+            scored=scored,
             cues=cues,
             heights=heights,
             wiggle=wiggle,
         )
-    pick = _pick(zones)
-    if pick is None and events is not None:
-        pick = event_pick(curve, frees, tuning, events, heights)
-        if pick is not None:
-            zones = sorted([*zones, pick], key=lambda zone: zone.best)
-            eligible[pick.best] = True
-    for zone in zones:
-        eligible[zone.best] = True
-    trade = [] if pick is not None else _trade(curve, frees, points)
-    return Grading(wiggle, eligible, zones, pick, trade)
+    return _Graded(wiggle, eligible, points, heights, zones, scored)
+
+
+def newest_features(
+    curve: Curve,
+    frees: FloatArray,
+    tuning: Tuning = DEFAULT_TUNING,
+    events: EventCodes | None = None,
+    cues: StopCues | None = None,
+) -> list[Column]:
+    """Every stop's features for the newest-work model (core/newest.py), by name, and none
+    without cues: what `python -m evaluation.fit_newest` fits on."""
+    graded = _graded(curve, frees, tuning, events, cues)
+    if graded.scored is None:
+        return []
+    cap = (tuning.newest or DEFAULT_NEWEST).height_cap
+    return columns(graded.scored, graded.zones, graded.heights, events, cap)
 
 
 def multiples(curve: Curve, frees: FloatArray, tuning: Tuning = DEFAULT_TUNING) -> FloatArray:
@@ -248,7 +302,8 @@ def _classify(multiple: float, tuning: Tuning) -> Grade:
 
 
 def _pick(zones: list[Zone]) -> Zone | None:
-    """Among the strongest class present, the latest zone; none when no zone reaches ●●.
+    """The pick rule before the newest-work model: among the strongest class present, the
+    latest zone; none when no zone reaches ●●.
 
     The words' own ●●● zones rank above those the cues made ●●●. A ● zone is barely above
     the noise: it is shown, but the trade is offered instead of presenting it as the place

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from keepd.core.events import Event
+from keepd.core.newest import DEFAULT_NEWEST, Newest
 from keepd.core.points import DEFAULT_POINTS, Points
 
 
@@ -42,6 +43,9 @@ class Tuning:
     near_peak: float = 0.8  # a neighbour this close to the peak's height may be its best stop
     pause_minutes: float = 10.0  # a prompt this long after the message before it: an event
     points: Points = DEFAULT_POINTS  # the cues' points and the total for ●●● (core/points.py)
+    # The model of where the newest piece of work begins (core/newest.py); None: the latest
+    # zone of the strongest rank, as before it.
+    newest: Newest | None = DEFAULT_NEWEST
 
 
 DEFAULT_TUNING = Tuning()

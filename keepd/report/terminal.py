@@ -217,6 +217,7 @@ _WHY = {
     "the prompt before closed the work": "ok",
     "new words": "novel",
     "new files": "files",
+    "newest work": "new",  # the newest-work model alone made the pick (core/newest.py)
 }
 
 

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 
 import numpy as np
 
 from keepd.core.cues import BARE, StopCues, empty_cues
 from keepd.core.events import EVENTS, Event, EventCodes
-from keepd.core.grade import Grade, grade
+from keepd.core.grade import DEFAULT_TUNING, Grade, grade
 from tests.unit.test_grade import N, _curve, _falling, _frees, _peak
 
 
@@ -19,6 +20,11 @@ def _cues(finished: Sequence[int] = (), bare: Sequence[int] = ()) -> StopCues:
     marks = np.zeros(N, dtype=np.int8)
     marks[list(bare)] = BARE
     return StopCues(done, marks, cues.new_number, cues.touched, cues.fresh)
+
+
+# The pick rule before the newest-work model (core/newest.py): the latest zone of the strongest
+# rank. It still picks under the model's floor, so its ranking is tested on its own.
+BEFORE = dataclasses.replace(DEFAULT_TUNING, newest=None)
 
 
 def _events(pauses: Sequence[int]) -> EventCodes:
@@ -58,9 +64,9 @@ def test_cues_next_to_a_subtopic_zone_make_it_clear_at_the_cued_stop() -> None:
     assert raised.pick.reasons == ("words", "work finished", "pause")
 
 
-def test_the_words_own_clear_zone_outranks_a_later_cued_one() -> None:
+def test_the_words_own_clear_zone_outranks_a_later_cued_one_in_the_rule_before() -> None:
     sc = _peak(_falling(7), 20, height=0.2)
-    found = grade(_curve(sc), _frees(), events=_events([45]), cues=_cues(finished=[45]))
+    found = grade(_curve(sc), _frees(), BEFORE, events=_events([45]), cues=_cues(finished=[45]))
     clear = [z for z in found.zones if z.grade is Grade.CLEAR]
     assert [z.best for z in clear] == [20, 45]
     assert found.pick is not None and found.pick.best == 20 and not found.pick.cued
@@ -76,10 +82,10 @@ def test_a_content_free_prompt_gives_way_to_the_prompt_after_it_on_a_tie() -> No
     assert bare.pick is not None and bare.pick.best == 31
     # Not when the next prompt is clearly less self-contained, nor when it is bare too.
     sc[31] = sc[30] - 0.2
-    apart = grade(_curve(sc), _frees(), cues=_cues(bare=[30]))
+    apart = grade(_curve(sc), _frees(), BEFORE, cues=_cues(bare=[30]))
     assert apart.pick is not None and apart.pick.best == 30
     sc[31] = sc[30] - 0.001
-    both = grade(_curve(sc), _frees(), cues=_cues(bare=[30, 31]))
+    both = grade(_curve(sc), _frees(), BEFORE, cues=_cues(bare=[30, 31]))
     assert both.pick is not None and both.pick.best == 30
 
 

@@ -10,7 +10,7 @@ import numpy as np
 from keepd.core.asides import Asides
 from keepd.core.cues import BARE, CLOSES, COMMAND, STARTS, TURNS, StopCues, empty_cues, prompt_marks
 from keepd.core.events import EVENTS, Event
-from keepd.core.grade import Grade, grade
+from keepd.core.grade import DEFAULT_TUNING, Grade, grade
 from keepd.core.points import DEFAULT_POINTS, clear_stops, score
 from keepd.core.session import SessionState
 from keepd.core.tree import Scope
@@ -180,15 +180,17 @@ def test_a_command_s_markup_is_neither_long_nor_a_request_after_short_replies() 
     assert found[3] == P.after_short  # a request after a command counts as after short
 
 
-def test_strong_cues_rank_with_the_words_own_clear_zone_for_the_pick() -> None:
+def test_strong_cues_rank_with_the_words_own_clear_zone_for_the_pick_before() -> None:
+    """The pick rule before the newest-work model (`Tuning.newest` None)."""
     sc = _peak(_falling(7), 20, height=0.2)  # the words' own ●●● at 20
     pause = np.zeros(N, dtype=np.int8)
     pause[45] = EVENTS.index(Event.PAUSE)
-    weak = grade(_curve(sc), _frees(), events=pause, cues=_cues(N, finished=[45]))
+    before = dataclasses.replace(DEFAULT_TUNING, newest=None)
+    weak = grade(_curve(sc), _frees(), before, events=pause, cues=_cues(N, finished=[45]))
     assert P.clear <= P.finished + P.pause < P.ranked
     assert weak.pick is not None and weak.pick.best == 20
     turning = _cues(N, finished=[45], marks={45: TURNS})  # and it turns to the next thing
     assert P.finished + P.pause + P.turns >= P.ranked
-    strong = grade(_curve(sc), _frees(), events=pause, cues=turning)
+    strong = grade(_curve(sc), _frees(), before, events=pause, cues=turning)
     assert strong.pick is not None and strong.pick.best == 45 and not strong.pick.cued
     assert strong.pick.reasons == ("work finished", "pause", "says it turns to the next thing")

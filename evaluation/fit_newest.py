@@ -1,0 +1,331 @@
+"""`python -m evaluation.fit_newest`: fits the newest-work model (keepd/core/newest.py) on
+calibration data and prints leave-one-session-out figures, then the chosen fit's coefficients.
+
+Rows are the usable stops of the labelled calibration sessions (corpus/labels/boundaries.json)
+and of the calibration joins, with their named features (keepd.core.grade.newest_features).
+The target is a stop both readers mark as a task within one stop of each other (or, as a
+variant, a boundary of either kind); in a join, a stop whose prompt is such a stop of its
+session, or a junction. The fit is a ridge logistic regression (Newton steps; the intercept is
+not penalised). Target, features, ridge and floor are chosen on cross-validated figures: each
+labelled session's pick comes from a model fitted without it (nor any join holding it), each
+join's from one fitted without every session it is made of. Nothing held out is read.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import sys
+import tempfile
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+
+from evaluation import labels
+from evaluation.cases import CALIBRATION, find_shared
+from evaluation.markdown import percent, table
+from evaluation.piece_gold import agreed
+from evaluation.score import Prepared, prepare
+from keepd.core.cued import bare_stops, usable_stops
+from keepd.core.grade import DEFAULT_TUNING, grade, newest_at, newest_features
+from keepd.core.newest import COMPACTION, HEIGHT, POINTS, ZONE_FEATURES, Column, Newest
+
+FloatArray = npt.NDArray[np.float64]
+BoolArray = npt.NDArray[np.bool_]
+Fitter = Callable[[frozenset[str]], Newest]
+
+BASE = [POINTS, HEIGHT, *ZONE_FEATURES]
+NOT_SIGNALS = frozenset({*BASE, COMPACTION})
+
+
+@dataclass(frozen=True, slots=True)
+class Setting:
+    """One candidate: features, target, ridge, the joins' rows' weight (0: labelled rows only)."""
+
+    features: str
+    target: str = "task"
+    ridge: float = 10.0
+    joins: float = 1.0
+
+
+FEATURE_SETS: dict[str, Callable[[list[str]], list[str]]] = {
+    "cue points, zone grades, words' height": lambda names: BASE,
+    "the same + new files": lambda names: ["new files", *BASE],
+    "the same + every signal by name": lambda names: [
+        *(n for n in names if n not in NOT_SIGNALS),
+        *BASE,
+    ],
+}
+CHOSEN = Setting("the same + new files", "task", 10.0, 1.0)
+CHOSEN_FLOOR = 0.1
+FLOORS = (0.05, 0.1, 0.15)
+SETTINGS = [
+    *(Setting(name, "task", ridge) for name in FEATURE_SETS for ridge in (1.0, 10.0, 30.0)),
+    *(Setting(name, "task", 10.0, 0.0) for name in FEATURE_SETS),
+    Setting(CHOSEN.features, "task or step"),
+    Setting(CHOSEN.features, "task", 10.0, 0.3),
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Case:
+    """A prepared session's or join's features and what its pick needs, computed once."""
+
+    name: str
+    sessions: frozenset[str]  # the labelled sessions it is made of (a join's pieces)
+    columns: list[Column]
+    usable: BoolArray
+    sc: FloatArray
+    bare: BoolArray
+    wiggle: float
+    uuids: tuple[str | None, ...]
+    gold: tuple[int, ...]  # a join's gold stops (piece_gold.py); () for a labelled session
+    junctions: tuple[str, ...] = ()
+    fallback: int | None = None  # the pick rule before the model's, taken under its floor
+
+    def pick(self, model: Newest) -> int | None:
+        k = newest_at(
+            model, self.columns, self.usable, sc=self.sc, bare=self.bare, wiggle=self.wiggle
+        )
+        return self.fallback if k is None else k
+
+    def matrix(self, names: Sequence[str]) -> FloatArray:
+        by_name = {name: np.asarray(values, dtype=np.float64) for name, values in self.columns}
+        return np.column_stack([by_name[name] for name in names])[self.usable]
+
+
+def case_of(prepared: Prepared, sessions: Iterable[str]) -> Case:
+    p = prepared
+    before = grade(
+        p.curve, p.frees, dataclasses.replace(DEFAULT_TUNING, newest=None), p.events, p.cues
+    )
+    return Case(
+        p.case.name,
+        frozenset(sessions),
+        newest_features(p.curve, p.frees, DEFAULT_TUNING, p.events, p.cues),
+        usable_stops(p.curve, p.frees, DEFAULT_TUNING),
+        p.curve.sc,
+        bare_stops(p.cues, len(p.curve)),
+        before.wiggle,
+        p.uuids,
+        p.at_gold() if p.case.pieces else (),
+        p.case.junctions,
+        None if before.pick is None else before.pick.best,
+    )
+
+
+def marked(labelled: Sequence[labels.Labelled], target: str) -> set[str]:
+    """The prompt uuids of the stops both readers mark as a task (or as either kind)."""
+    found = set()
+    for item in labelled:
+        a, b = item.readers
+        pairs = (
+            item.task_switches() if target == "task" else agreed(sorted(a.kinds), sorted(b.kinds))
+        )
+        found |= {item.prepared.uuids[k] for pair in pairs for k in pair}
+    return {uuid for uuid in found if uuid is not None}
+
+
+def fit(
+    x: FloatArray, y: FloatArray, ridge: float, weights: FloatArray, steps: int = 50
+) -> tuple[float, FloatArray]:
+    """Ridge logistic regression by Newton's method, rows weighted: (intercept, coefficients)."""
+    design = np.column_stack([np.ones(len(x)), x])
+    penalty = np.full(design.shape[1], ridge)
+    penalty[0] = 0.0
+    beta = np.zeros(design.shape[1])
+    for _ in range(steps):
+        p = 1.0 / (1.0 + np.exp(-(design @ beta)))
+        gradient = design.T @ (weights * (p - y)) + penalty * beta
+        curvature = (design * (weights * p * (1 - p))[:, None]).T @ design
+        step = np.linalg.solve(curvature + np.diag(penalty) + 1e-9 * np.eye(len(beta)), gradient)
+        beta -= step
+        if float(np.max(np.abs(step))) < 1e-8:
+            break
+    return float(beta[0]), beta[1:]
+
+
+@dataclass(frozen=True, slots=True)
+class Rows:
+    """One case's rows: the sessions it is made of, its features and targets, their weight."""
+
+    sessions: frozenset[str]
+    x: FloatArray
+    y: FloatArray
+    weight: float
+
+
+def rows(cases: Sequence[Case], names: list[str], uuids: set[str], weight: float) -> list[Rows]:
+    out = []
+    for case in cases:
+        target = [u in uuids or u in case.junctions for u in case.uuids]
+        y = np.asarray(target, dtype=np.float64)[case.usable]
+        out.append(Rows(case.sessions, case.matrix(names), y, weight))
+    return out
+
+
+def fitter(training: list[Rows], names: list[str], ridge: float) -> Fitter:
+    """Models fitted without the rows of given sessions (cached per set left out)."""
+    fitted: dict[frozenset[str], Newest] = {}
+
+    def model(out: frozenset[str]) -> Newest:
+        if out not in fitted:
+            kept = [r for r in training if r.weight > 0 and not r.sessions & out]
+            weights = np.concatenate([np.full(len(r.y), r.weight) for r in kept])
+            x, y = np.vstack([r.x for r in kept]), np.concatenate([r.y for r in kept])
+            intercept, coefficients = fit(x, y, ridge, weights)
+            pairs = tuple((n, round(float(w), 4)) for n, w in zip(names, coefficients, strict=True))
+            fitted[out] = Newest(intercept=round(intercept, 4), weights=pairs, floor=0.0)
+        return fitted[out]
+
+    return model
+
+
+@dataclass(frozen=True, slots=True)
+class Figures:
+    """Picks within one of the labelled sessions' newest piece; each join group's share of
+    picks at / within one of its gold."""
+
+    near: int
+    judged: int
+    joins: dict[str, tuple[float, float]]
+
+    def cells(self) -> list[str]:
+        return [
+            f"{self.near}/{self.judged} ({percent(self.near / max(self.judged, 1))})",
+            *(f"{percent(at)} / {percent(within)}" for at, within in self.joins.values()),
+        ]
+
+
+def figures(
+    labelled: Sequence[labels.Labelled],
+    cases: dict[str, Case],
+    joins: dict[str, list[Case]],
+    model: Fitter,
+) -> Figures:
+    """The picks of `model(sessions left out)` on every labelled session and join."""
+    verdicts = [
+        labels.pick_near(item.newest(), cases[item.name].pick(model(frozenset({item.name}))))
+        for item in labelled
+    ]
+    judged = [v for v in verdicts if v is not None]
+    shares = {}
+    for title, found in joins.items():
+        distances = [_distance(case.pick(model(case.sessions)), case.gold) for case in found]
+        n = max(len(distances), 1)
+        shares[title] = (
+            sum(1 for d in distances if d == 0) / n,
+            sum(1 for d in distances if d is not None and d <= 1) / n,
+        )
+    return Figures(sum(judged), len(judged), shares)
+
+
+def _distance(pick: int | None, gold: tuple[int, ...]) -> int | None:
+    return None if pick is None or not gold else min(abs(pick - k) for k in gold)
+
+
+@dataclass(frozen=True, slots=True)
+class Data:
+    labelled: list[labels.Labelled]
+    cases: dict[str, Case]  # the labelled sessions', by name
+    joins: dict[str, list[Case]]  # by group title
+
+    def training(self, setting: Setting) -> tuple[list[str], list[Rows]]:
+        names = FEATURE_SETS[setting.features](
+            [n for n, _ in next(iter(self.cases.values())).columns]
+        )
+        uuids = marked(self.labelled, setting.target)
+        found = rows(list(self.cases.values()), names, uuids, 1.0)
+        for cases in self.joins.values():
+            found += rows(cases, names, uuids, setting.joins)
+        return names, found
+
+    def model(self, setting: Setting) -> Fitter:
+        names, training = self.training(setting)
+        return fitter(training, names, setting.ridge)
+
+
+def load(shared: Path, count: int) -> Data:
+    labelled = labels.load(shared)
+    cases = {item.name: case_of(item.prepared, {item.name}) for item in labelled}
+    with tempfile.TemporaryDirectory(prefix="keepd-fit-") as folder:
+        joins = {
+            group.title: [
+                case_of(prepare(case), case.pieces)
+                for case in group.cases(shared, Path(folder), count)
+            ]
+            for group in CALIBRATION
+        }
+    return Data(labelled, cases, joins)
+
+
+def cross_validated(data: Data) -> str:
+    rows_out = []
+    for setting in SETTINGS:
+        model = data.model(setting)
+        for floor in FLOORS:
+            cv = figures(
+                data.labelled,
+                data.cases,
+                data.joins,
+                _floored(model, floor),
+            )
+            joins = "joins' rows" if setting.joins == 1 else f"joins' rows x{setting.joins:g}"
+            rows_out.append(
+                [
+                    setting.features,
+                    setting.target,
+                    f"{setting.ridge:g}",
+                    joins if setting.joins else "labelled rows only",
+                    f"{floor:g}",
+                    *cv.cells(),
+                ]
+            )
+    headers = [
+        "features",
+        "target",
+        "ridge",
+        "rows",
+        "floor",
+        "pick within one of the newest",
+        *(f"{title}: at / within one of the gold" for title in data.joins),
+    ]
+    return table(headers, rows_out)
+
+
+def _floored(model: Fitter, floor: float) -> Fitter:
+    return lambda out: dataclasses.replace(model(out), floor=floor)
+
+
+def chosen(data: Data) -> tuple[Newest, str]:
+    """The chosen setting fitted on every calibration row, and its in-sample figures."""
+    model = dataclasses.replace(data.model(CHOSEN)(frozenset()), floor=CHOSEN_FLOOR)
+    lines = [f"intercept {model.intercept:.4f}"]
+    lines += [f"{name}: {weight:.4f}" for name, weight in model.weights]
+    found = figures(data.labelled, data.cases, data.joins, lambda out: model)
+    return model, "\n".join(lines) + "\n\nin sample: " + "; ".join(found.cells())
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m evaluation.fit_newest", description=__doc__)
+    parser.add_argument("--shared", type=Path, help="the shared folder (default: ../shared)")
+    parser.add_argument("--count", type=int, default=150, help="cross-project joins of two")
+    args = parser.parse_args(argv)
+    shared = args.shared or find_shared()
+    if shared is None:
+        print("fit_newest: no ../shared corpus found (give --shared)", file=sys.stderr)
+        return 2
+    data = load(shared, args.count)
+    print("leave-one-session-out (a join: without every session it is made of)\n")
+    print(cross_validated(data))
+    _, text = chosen(data)
+    print(f"\nchosen: {CHOSEN}, floor {CHOSEN_FLOOR:g}, fitted on every calibration row\n")
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
