@@ -61,7 +61,8 @@ pick"). Unless a row says otherwise, the pick is the newest-work model's (core/n
 the rows "pick before" run the rule before it, in which the words' own ●●● zones outrank ●●●
 zones the cues made with fewer than {points.ranked:g} points, and the rows "newest-work pick"
 set one of the model's weights to 0 (not refitted) or move its floor.
-`python -m evaluation.fit_newest` prints the model's leave-one-session-out figures, refitted for each choice.
+`python -m evaluation.fit_newest` prints the model's leave-one-session-out figures, refitted
+for each choice.
 
 {variants.variant_table(calibration, joins)}
 
