@@ -199,7 +199,7 @@ def _row(stop: Stop, picked: bool, quote_room: int, style: Style, *, why: int) -
     if event and stop.shape != event.mark and not stop.reasons:
         shape = f"{stop.shape or ''}{event.mark}".ljust(5)  # the session's break there too
     quote = _quote(stop.quote, quote_room)
-    reasons = f"{why_text(stop)[:why]:<{why}} " if why else ""
+    reasons = f"{why_text(stop, why):<{why}} " if why else ""
     where = f"{position(stop.below):<10}"
     frees = f"{bar(stop.frees)} {stop.frees:4.0%}"
     text = f"   {arrow}  {where} {frees}  {shape} {reasons}{quote}"
@@ -221,16 +221,18 @@ _WHY = {
 }
 
 
-def why_text(stop: Stop) -> str:
-    """What graded a zone, short: the words' multiple, then its cues.
+def why_text(stop: Stop, room: int | None = None) -> str:
+    """What graded a zone, short: the words' multiple, then its cues; with `room`, the
+    reasons that fit whole and "+" for the rest (a cue cut to its first letter reads as
+    another).
 
     >>> s = Stop("u", 1, 1, True, 0.5, 0.5, 90, 9, "●●●", "●●●", 4.2, "", "")
     >>> s.reasons = ["words", "work finished", "pause"]
     >>> why_text(s)
     '4x done⏸'
     >>> s.reasons = ["work finished", "long prompt", "says it turns to the next thing"]
-    >>> why_text(s)
-    'done long next'
+    >>> why_text(s), why_text(s, 10), why_text(s, 8)
+    ('done long next', 'done long+', 'done+')
     >>> s.reasons = ["pause", "new words", "new files"]
     >>> why_text(s)
     '⏸novel files'
@@ -242,6 +244,9 @@ def why_text(stop: Stop) -> str:
         else:
             part = _WHY.get(reason, reason)
         gap = " " if text[-1:].isalnum() and part[:1].isalnum() else ""
+        longer = (text + gap + part).strip()
+        if room is not None and len(longer) > room:
+            return text.strip()[: room - 1] + "+"
         text += gap + part
     return text.strip()
 
