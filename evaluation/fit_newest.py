@@ -26,6 +26,7 @@ import numpy.typing as npt
 
 from evaluation import labels
 from evaluation.cases import CALIBRATION, find_shared
+from evaluation.logistic import ridge_logistic
 from evaluation.markdown import percent, table
 from evaluation.piece_gold import agreed
 from evaluation.score import Prepared, prepare
@@ -130,21 +131,10 @@ def marked(labelled: Sequence[labels.Labelled], target: str) -> set[str]:
 
 
 def fit(
-    x: FloatArray, y: FloatArray, ridge: float, weights: FloatArray, steps: int = 50
+    x: FloatArray, y: FloatArray, ridge: float, weights: FloatArray
 ) -> tuple[float, FloatArray]:
-    """Ridge logistic regression by Newton's method, rows weighted: (intercept, coefficients)."""
-    design = np.column_stack([np.ones(len(x)), x])
-    penalty = np.full(design.shape[1], ridge)
-    penalty[0] = 0.0
-    beta = np.zeros(design.shape[1])
-    for _ in range(steps):
-        p = 1.0 / (1.0 + np.exp(-(design @ beta)))
-        gradient = design.T @ (weights * (p - y)) + penalty * beta
-        curvature = (design * (weights * p * (1 - p))[:, None]).T @ design
-        step = np.linalg.solve(curvature + np.diag(penalty) + 1e-9 * np.eye(len(beta)), gradient)
-        beta -= step
-        if float(np.max(np.abs(step))) < 1e-8:
-            break
+    """The ridge logistic fit (evaluation/logistic.py), rows weighted: (intercept, coefficients)."""
+    beta = ridge_logistic(x, y, ridge, weights)
     return float(beta[0]), beta[1:]
 
 

@@ -28,6 +28,7 @@ import numpy.typing as npt
 from evaluation import labels
 from evaluation.cases import find_shared
 from evaluation.labels import Labelled, LabelSummary, SessionScore
+from evaluation.logistic import ridge_logistic
 from evaluation.markdown import table
 from keepd.core.cued import usable_stops
 from keepd.core.grade import DEFAULT_TUNING, Tuning, grade, heights
@@ -69,22 +70,9 @@ def stops_of(case: Labelled, tuning: Tuning = DEFAULT_TUNING) -> Stops:
 
 
 def fit(features: FloatArray, task: npt.NDArray[np.bool_], ridge: float = RIDGE) -> FloatArray:
-    """A ridge logistic regression by Newton's method: the intercept, then one coefficient
-    per column (the penalty `ridge / 2 * |w|^2` spares the intercept)."""
-    x = np.column_stack([np.ones(len(features)), features])
-    y = task.astype(np.float64)
-    penalty = np.full(x.shape[1], ridge)
-    penalty[0] = 0.0
-    w = np.zeros(x.shape[1])
-    for _ in range(100):
-        p = 1.0 / (1.0 + np.exp(-(x @ w)))
-        gradient = x.T @ (p - y) + penalty * w
-        hessian = (x.T * (p * (1 - p))) @ x + np.diag(penalty) + 1e-9 * np.eye(len(w))
-        step = np.linalg.solve(hessian, gradient)
-        w -= step
-        if float(np.max(np.abs(step))) < 1e-10:
-            break
-    return w
+    """The ridge logistic fit (evaluation/logistic.py): the intercept, then one coefficient per
+    column."""
+    return ridge_logistic(features, task, ridge)
 
 
 def fitted(sessions: Sequence[Stops], keep: Sequence[str], ridge: float = RIDGE) -> FloatArray:
