@@ -53,3 +53,14 @@ def test_evaluation_runs_on_a_tiny_subset(shared: Path) -> None:
     from evaluation.__main__ import main as evaluate
 
     assert evaluate(["--shared", str(shared), "--count", "3"]) == 0
+
+
+def test_the_calibration_evaluation_prints_nothing_held_out(
+    shared: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from evaluation.__main__ import main as evaluate
+
+    assert evaluate(["--shared", str(shared), "--count", "3", "--calibration"]) == 0
+    printed = capsys.readouterr().out
+    assert "calibration (seeds" in printed and "boundaries.json" in printed
+    assert "held" not in printed and "held_out_labels" not in printed
