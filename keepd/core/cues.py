@@ -34,9 +34,6 @@ CLEARS = 16  # the prompt is /clear: what follows starts afresh
 TURNS = 32  # the prompt says it turns to the next thing: "next issue", "something else"
 COMMAND = 64  # the prompt is a slash command or shell-mode input: its length is markup
 CLOSES = -128  # the prompt says the work is done: "great, that works", "thanks" (int8's top bit)
-# An assistant message's (never a prompt's: CLOSES sets every bit above its own).
-SAYS = 256  # it holds text
-WRAPS = 512  # its last text wraps up a piece of work (core/wrapping.py)
 
 _FINISHING = re.compile(
     r"\bgit\s+(?:-C\s+\S+\s+)?(?:commit|push|merge)\b|\bgh\s+pr\s+(?:create|merge)\b"
@@ -179,8 +176,6 @@ class StopCues:
     # changed too (core/events.py names one event per stop, and the branch hides the pause).
     pause: npt.NDArray[np.float64] | None = None
     asides: Asides | None = None  # what the prompts say beside their work (core/asides.py)
-    # The last assistant text of the turn before the stop wrapped up work (core/wrapping.py).
-    wrapped: npt.NDArray[np.bool_] | None = None
 
     def __len__(self) -> int:
         return len(self.marks)
@@ -230,8 +225,6 @@ class CueTally:
         self._turn: set[str] = set()
         self._turn_fresh = 0
         self._finishing = False
-        self._wrapping = False
-        self.wrapped: list[bool] = []
         self.pause: list[float] = []
         self._last_time = ""
         self._prompt_words = PromptWords()
@@ -245,8 +238,6 @@ class CueTally:
                 self._open(node)
             elif node.is_prompt:
                 self._seen_numbers.update(node.numbers)
-            elif node.marks & SAYS:
-                self._wrapping = bool(node.marks & WRAPS)
             if node.marks & FINISHED:
                 self._finishing = True
             for path in node.files:
@@ -260,8 +251,6 @@ class CueTally:
         self._turn, self._turn_fresh = set(), 0
         self.finished.append(self._finishing)
         self._finishing = False
-        self.wrapped.append(self._wrapping)
-        self._wrapping = False
         self.marks.append(node.marks)
         self.new_number.append(any(n not in self._seen_numbers for n in node.numbers))
         self._seen_numbers.update(node.numbers)
@@ -291,7 +280,6 @@ class CueTally:
             np.array(touched, dtype=np.int64),
             np.array(fresh, dtype=np.int64),
             pause=np.array(self.pause, dtype=np.float64),
-            wrapped=np.array(self.wrapped, dtype=bool),
             asides=Asides(
                 np.array(self.novelty, dtype=np.float64),
                 np.array(self.replies, dtype=bool),

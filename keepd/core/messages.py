@@ -8,11 +8,10 @@ from dataclasses import dataclass
 from sys import intern
 from typing import Any
 
-from keepd.core.cues import SAYS, WRAPS, message_marks, named_numbers, prompt_marks
+from keepd.core.cues import message_marks, named_numbers, prompt_marks
 from keepd.core.entries import Entry
 from keepd.core.quote import QUOTE_CHARS, raw, shown
 from keepd.core.words import content_words
-from keepd.core.wrapping import wraps_up
 
 SYNTHETIC_PROMPTS = frozenset(
     {
@@ -242,7 +241,6 @@ def _fill_message(node: Node, entry: Entry, policy: TextPolicy) -> None:
     _count(node, blocks, category, policy)
     if node.kind == "assistant":
         _fill_assistant(node, entry, message)
-        _mark_reply(node, blocks)
     else:
         node.is_compact_summary = entry.get("isCompactSummary") is True
         node.is_prompt = is_prompt(entry, blocks)
@@ -269,14 +267,6 @@ def _mark_prompt(node: Node, blocks: list[dict[str, Any]]) -> None:
     )
     node.marks = prompt_marks(text)
     node.numbers = named_numbers(text)
-
-
-def _mark_reply(node: Node, blocks: list[dict[str, Any]]) -> None:
-    """Whether an assistant message holds text, and whether its last text wraps up work."""
-    texts = [b.get("text") for b in blocks if b.get("type") == "text"]
-    last = texts[-1] if texts else None
-    if type(last) is str and last.strip():
-        node.marks |= SAYS | (WRAPS if wraps_up(last) else 0)
 
 
 def _take(

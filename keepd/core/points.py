@@ -35,7 +35,6 @@ class Points:
     """Points per cue and the total that makes ●●● (calibration labels, rounded logit)."""
 
     finished: float = 1.5  # a commit, push, merge or PR in the turn before (logit 1.67)
-    wrapped: float = 0.0  # the turn before's last text wraps up the work ("Done.", "## Summary")
     branch: float = 1.0  # another git branch than the stop before (0.89)
     pause: float = 1.5  # a pause of `Tuning.pause_minutes` or more before the prompt (1.54)
     long_prompt: float = 1.0  # a prompt of `long_words` content words or more (0.98)
@@ -63,7 +62,6 @@ DEFAULT_POINTS = Points()
 # Each cue's name in a zone's reasons, by the `Points` field that gives its points.
 SIGNAL_NAMES = {
     "finished": "work finished",
-    "wrapped": "the reply before wrapped up",
     "branch": "git branch",
     "pause": "pause",
     "long_prompt": "long prompt",
@@ -135,7 +133,6 @@ def _signals(
     novel = text & (asides.novelty >= table.novel_share) & (words >= table.novel_words)
     present = {
         "finished": np.asarray(cues.finished, dtype=bool),
-        "wrapped": _known(cues.wrapped, stops),
         "branch": codes == EVENTS.index(Event.BRANCH),
         # A pause counts beside a branch switch: the session's event names only the switch.
         "pause": (codes == EVENTS.index(Event.PAUSE)) | paused,
@@ -153,11 +150,6 @@ def _signals(
         Signal(field, SIGNAL_NAMES[field], getattr(table, field), present[field])
         for field in present
     ]
-
-
-def _known(flags: BoolArray | None, stops: int) -> BoolArray:
-    """A per-stop cue, none marked where it is not known."""
-    return np.asarray(flags, dtype=bool) if flags is not None else np.zeros(stops, dtype=bool)
 
 
 def clear_stops(totals: FloatArray, usable: BoolArray, clear: float) -> list[int]:

@@ -77,22 +77,6 @@ def test_work_finished_in_the_turn_before_a_stop_marks_that_stop() -> None:
     assert cues.finished.tolist() == [False, True, False]
 
 
-def test_the_last_reply_of_the_turn_before_a_stop_wrapping_up_marks_that_stop() -> None:
-    chain = Chain()
-    chain.prompt("fix the parser")
-    chain.reply("Looking at the grammar first.")
-    chain.reply("## Summary\n- the parser is fixed\n\nAll 12 tests pass.")
-    chain.tool_call("ls", "a.py")  # a tool call after the last text changes nothing
-    chain.prompt("now the docs site")
-    chain.reply("Done. Let me know if you'd like the images too.")
-    chain.reply("Wait, the build fails: which theme do you want?")  # ends mid-work
-    chain.prompt("the dark one")
-    chain.prompt("and its images")  # no reply before it at all
-    cues = cues_of(chain).stop_cues()
-    assert cues.wrapped is not None
-    assert cues.wrapped.tolist() == [False, True, False, False]
-
-
 def test_files_the_work_after_a_stop_touches_for_the_first_time() -> None:
     chain = Chain()
     chain.prompt("parser")
@@ -155,14 +139,13 @@ def test_cues_kept_line_by_line_in_a_compact_state_equal_a_whole_reading() -> No
         edit(chain, f"/r/part{turn % 4}.py")
         if turn % 2:
             chain.tool_call("git push", "ok")
-            chain.reply("Done: pushed.")
     data = chain.jsonl()
     follower = SessionState(Scope.CURRENT, compact=True, detail=False)
     for line in data.splitlines(keepends=True):
         follower.feed(line)
         follower.branch()  # indexing at once thins what it read, as the daemon's state does
     whole = cues_of(chain)
-    for name in ("finished", "marks", "new_number", "touched", "fresh", "pause", "wrapped"):
+    for name in ("finished", "marks", "new_number", "touched", "fresh", "pause"):
         assert (
             getattr(follower.stop_cues(), name).tolist()
             == getattr(whole.stop_cues(), name).tolist()
