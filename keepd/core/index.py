@@ -13,7 +13,7 @@ borrowed words of one analysis.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from itertools import chain
 
 import numpy as np
@@ -149,24 +149,29 @@ class Index:
 
     def extend(self, messages: Sequence[Sequence[str]]) -> None:
         """Appends messages (each its content words, with repeats), oldest first."""
-        start = self.size
         lengths = np.fromiter(map(len, messages), dtype=np.int64, count=len(messages))
-        self._by_message.append(lengths)
-        self._by_first.grow(len(messages))
-        total = int(lengths.sum())
-        if total == 0:
-            return
         words = list(chain.from_iterable(messages))
-        hashes = np.fromiter(map(hash, words), dtype=np.int64, count=total)
-        owner = np.repeat(np.arange(start, start + len(messages), dtype=np.int64), lengths)
+        hashes = np.fromiter(map(hash, words), dtype=np.int64, count=len(words))
+        self.extend_keys(lengths, hashes, lambda at: list(map(words.__getitem__, at.tolist())))
+
+    def extend_keys(
+        self, lengths: IntArray, hashes: IntArray, spell: Callable[[IntArray], list[str]]
+    ) -> None:
+        """Appends messages given as how many words each has and every word's key
+        (`hash(word)`), oldest first; `spell` gives the words at some positions of `hashes`."""
+        start = self.size
+        self._by_message.append(lengths)
+        self._by_first.grow(len(lengths))
+        if len(hashes) == 0:
+            return
+        owner = np.repeat(np.arange(start, start + len(lengths), dtype=np.int64), lengths)
         uniq, where, inverse, _ = unique_first(hashes)
         firsts, new = self._seen.resolve(uniq, owner[where])
         use_first = firsts[inverse]
         self._by_first.view()[:] += np.bincount(use_first, minlength=self.size)
         if self.detail:
             self._keep_uses(owner, use_first, hashes)
-            spelled = map(words.__getitem__, where[new].tolist())
-            self.names.update(zip(uniq[new].tolist(), spelled, strict=True))
+            self.names.update(zip(uniq[new].tolist(), spell(where[new]), strict=True))
 
     def _keep_uses(self, owner: IntArray, use_first: IntArray, hashes: IntArray) -> None:
         self._use_message.append(owner)

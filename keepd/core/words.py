@@ -15,7 +15,7 @@ from itertools import filterfalse
 # directories and its file name, each of which later messages tend to reuse on their own.
 # Words shorter than three characters carry no topic ("a", "ok", "id"). The quantifiers are
 # possessive: nothing after them can need a character back, and not offering to saves a fifth.
-_WORD = re.compile(r"[a-z][a-z0-9_]{2,}+(?:\.[a-z0-9_]++)*+")
+WORD = re.compile(r"[a-z][a-z0-9_]{2,}+(?:\.[a-z0-9_]++)*+")
 
 # Function words of English plus the filler of chat ("ok", "yeah", "please") and of
 # assistant prose ("let", "now"). Common content words are left in on purpose: they cancel
@@ -46,7 +46,7 @@ STOPWORDS = frozenset(
 # What a word can hold: any other character only separates words. The table lower-cases
 # ASCII and makes every other byte a space.
 _IN_WORDS = string.ascii_lowercase + string.digits + "_."
-_SPACED = bytes(
+SPACED = bytes(
     ord(chr(code).lower()) if chr(code).lower() in _IN_WORDS else ord(" ") for code in range(256)
 )
 # Pieces that hold no content word: the stopwords, and any of one or two characters.
@@ -58,21 +58,21 @@ LOWER_TO_ASCII = ("\u0130", "\u212a")
 
 
 def content_words(text: str) -> list[str]:
-    """The content words of `text`, lower-cased, in order, with repeats: what `_WORD` finds
+    """The content words of `text`, lower-cased, in order, with repeats: what `WORD` finds
     in the lower-cased text, less the stopwords.
 
     The text is cut into pieces in C instead: every character that cannot be in a word
     becomes a space (each character outside ASCII too, as "?" would be), and so does a dot
     before a space, which cannot join two parts of a word. A piece is then a word as it
     stands unless it starts with a digit, "_" or "." or holds a dot; only such pieces (file
-    names, version numbers, paths' hashes) are searched with `_WORD`.
+    names, version numbers, paths' hashes) are searched with `WORD`.
 
     >>> content_words("Le café's parser_v2 — entries.py")
     ['caf', 'parser_v2', 'entries.py']
     """
     if not text.isascii() and any(char in text for char in LOWER_TO_ASCII):
         text = text.lower()
-    spaced = (text.encode("ascii", "replace") + b" ").translate(_SPACED).replace(b". ", b"  ")
+    spaced = (text.encode("ascii", "replace") + b" ").translate(SPACED).replace(b". ", b"  ")
     words = list(filterfalse(_LEFT_OUT.__contains__, spaced.decode("ascii").split()))
     if b"." in spaced or min(words, default="a") < "a":
         return _mended(words)
@@ -80,12 +80,12 @@ def content_words(text: str) -> list[str]:
 
 
 def _mended(pieces: list[str]) -> list[str]:
-    """`pieces` with each that is not a word as it stands replaced by the words `_WORD` finds
+    """`pieces` with each that is not a word as it stands replaced by the words `WORD` finds
     in it: one that starts with a digit, "_" or "." (what sorts before "a") or holds a dot."""
     words: list[str] = []
     for piece in pieces:
         if piece < "a" or "." in piece:
-            words += filterfalse(STOPWORDS.__contains__, _WORD.findall(piece))
+            words += filterfalse(STOPWORDS.__contains__, WORD.findall(piece))
         else:
             words.append(piece)
     return words
