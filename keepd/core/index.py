@@ -103,15 +103,17 @@ def unique_first(hashes: IntArray) -> tuple[IntArray, IntArray, IntArray, IntArr
     >>> [a.tolist() for a in unique_first(np.array([7, 3, 7, 5, 3], dtype=np.int64))]
     [[3, 5, 7], [1, 3, 0], [2, 0, 2, 1, 0], [2, 1, 2]]
     """
-    order = np.argsort(hashes)
+    order = hashes.argsort()  # the methods, not np.argsort and the like: the same, quicker
     ordered = hashes[order]
     starts_run = np.empty(len(ordered), dtype=bool)
     starts_run[:1] = True
     np.not_equal(ordered[1:], ordered[:-1], out=starts_run[1:])
-    starts = np.flatnonzero(starts_run)
+    starts = starts_run.nonzero()[0]
     inverse = np.empty(len(ordered), dtype=np.int64)
-    inverse[order] = np.cumsum(starts_run) - 1
-    counts = np.diff(starts, append=len(ordered))
+    inverse[order] = starts_run.cumsum() - 1
+    counts = np.empty(len(starts), dtype=np.int64)
+    np.subtract(starts[1:], starts[:-1], out=counts[:-1])
+    counts[-1:] = len(ordered) - starts[-1:]
     return ordered[starts], np.minimum.reduceat(order, starts), inverse, counts
 
 

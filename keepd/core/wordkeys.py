@@ -52,22 +52,22 @@ def word_keys(texts: Sequence[str]) -> WordKeys:
     True
     """
     lowered = [_lowered(text) for text in texts]
-    # A space ends every text's last piece, so no piece spans two texts.
-    spaced = (b" ".join([text.encode("ascii", "replace") for text in lowered]) + b" ").translate(
-        SPACED
-    )
+    # Spaces around every text: no piece spans two texts, and each piece has edges to find.
+    encoded = [text.encode("ascii", "replace") for text in lowered]
+    spaced = b"".join([b" ", b" ".join(encoded), b" "]).translate(SPACED)
     data = np.frombuffer(spaced, dtype=np.uint8)
-    bounds = np.flatnonzero(np.diff(data != _SPACE, prepend=False))
+    word = data != _SPACE
+    bounds = (word[1:] != word[:-1]).nonzero()[0] + 1
     starts, ends = bounds[0::2], bounds[1::2]
-    ends = ends - (data[ends - 1] == _DOT)  # a dot that ends a piece joins nothing
-    long_enough = np.flatnonzero(ends - starts >= 3)  # shorter pieces hold no word
+    ends -= data[ends - 1] == _DOT  # a dot that ends a piece joins nothing
+    long_enough = (ends - starts >= 3).nonzero()[0]  # shorter pieces hold no word
     starts, ends = starts[long_enough], ends[long_enough]
     distinct, ones = _distinct(spaced, starts, ends)
     found = [
         _words_of(spaced[s:e].decode("ascii"))
         for s, e in zip(starts[ones].tolist(), ends[ones].tolist(), strict=True)
     ]
-    return _expand(found, distinct, starts, _text_starts(lowered), len(texts))
+    return _expand(found, distinct, starts, _text_starts(encoded), len(texts))
 
 
 def _lowered(text: str) -> str:
@@ -89,21 +89,22 @@ def _distinct(spaced: bytes, starts: IntArray, ends: IntArray) -> tuple[IntArray
     a distinct one of its own.
     """
     lengths = ends - starts
-    short = np.flatnonzero(lengths <= 16)
+    short = (lengths <= 16).nonzero()[0]
     padded = spaced + bytes(16)
     windows = np.ndarray((len(padded) - 7,), dtype="<u8", buffer=padded, strides=(1,))
     at, length = starts[short], lengths[short]
     head = windows[at] & _MASKS[np.minimum(length, 8)]
     tail = windows[at + 8] & _MASKS[np.maximum(length - 8, 0)]
-    order = np.argsort(head ^ (tail * _MIX))
+    order = (head ^ (tail * _MIX)).argsort()
     head, tail = head[order], tail[order]
     opens = np.empty(len(order), dtype=bool)
     opens[:1] = True
-    opens[1:] = (head[1:] != head[:-1]) | (tail[1:] != tail[:-1])
+    np.logical_or(head[1:] != head[:-1], tail[1:] != tail[:-1], out=opens[1:])
     which = np.empty(len(starts), dtype=np.int64)
-    which[short[order]] = np.cumsum(opens) - 1
-    others = np.flatnonzero(lengths > 16)
-    which[others] = int(np.count_nonzero(opens)) + np.arange(len(others))
+    numbers = opens.cumsum()
+    which[short[order]] = numbers - 1
+    others = (lengths > 16).nonzero()[0]
+    which[others] = (int(numbers[-1]) if len(numbers) else 0) + np.arange(len(others))
     return which, np.concatenate([short[order[opens]], others])
 
 
@@ -115,10 +116,10 @@ def _words_of(piece: str) -> list[str]:
     return [] if piece in STOPWORDS else [piece]
 
 
-def _text_starts(texts: list[str]) -> IntArray:
-    """Where each text starts in the joined text (one space between texts)."""
-    sizes = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts)) + 1
-    return np.cumsum(sizes) - sizes
+def _text_starts(encoded: list[bytes]) -> IntArray:
+    """Where each text starts in the spaced bytes (a space before each)."""
+    sizes = np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded)) + 1
+    return sizes.cumsum() - sizes + 1
 
 
 def _expand(
@@ -128,15 +129,15 @@ def _expand(
     spellings = list(chain.from_iterable(found))
     keys = np.fromiter(map(hash, spellings), dtype=np.int64, count=len(spellings))
     per = np.fromiter(map(len, found), dtype=np.int64, count=len(found))
-    base = np.cumsum(per) - per  # where each distinct piece's words start in `spellings`
+    base = per.cumsum() - per  # where each distinct piece's words start in `spellings`
     each = per[distinct]  # words in each piece
     if len(per) and per.max() > 1:
-        piece = np.repeat(np.arange(len(distinct)), each)
-        within = np.arange(len(piece)) - np.repeat(np.cumsum(each) - each, each)
+        piece = np.arange(len(distinct)).repeat(each)
+        within = np.arange(len(piece)) - (each.cumsum() - each).repeat(each)
         entry = base[distinct[piece]] + within
     else:
-        piece = np.flatnonzero(each)
+        piece = each.nonzero()[0]
         entry = base[distinct[piece]]
-    owner = np.searchsorted(text_starts, starts[piece], side="right") - 1
+    owner = text_starts.searchsorted(starts[piece], side="right") - 1
     counts = np.bincount(owner, minlength=texts).astype(np.int64)
     return WordKeys(counts, keys[entry], spellings, entry)
