@@ -22,6 +22,8 @@ from keepd.core.curve import Curve, FloatArray
 from keepd.core.events import EventCodes
 from keepd.core.zone import DEFAULT_TUNING, FALLING_MARK, Grade, Tuning, Zone
 
+_LARGEST = np.finfo(np.float64).max
+
 __all__ = [
     "DEFAULT_TUNING",
     "FALLING_MARK",
@@ -152,9 +154,16 @@ def _heights(curve: Curve, tuning: Tuning) -> tuple[FloatArray, FloatArray]:
     rise[: min(2, len(rise))] = np.nan
     fall[: min(2, len(fall))] = np.nan
     weight = (curve.kept / max(int(curve.kept[0]), 1)) ** tuning.kept_power
-    rise = np.nan_to_num(rise) * weight
-    heights = np.nan_to_num(fall) * weight + tuning.rise_weight * rise
-    return np.asarray(np.nan_to_num(heights), dtype=np.float64), rise
+    rise = _nan_to_num(rise) * weight
+    heights = _nan_to_num(fall) * weight + tuning.rise_weight * rise
+    return _nan_to_num(heights), rise
+
+
+def _nan_to_num(values: FloatArray) -> FloatArray:
+    """`np.nan_to_num(values)` (NaN 0, infinities the largest floats) without its Python
+    layers, which cost more than the work on a session's few stops."""
+    out = np.where(np.isnan(values), 0.0, values)
+    return np.minimum(np.maximum(out, -_LARGEST), _LARGEST, out=out)
 
 
 def _neighbour_mean(sc: FloatArray, window: int, *, after: bool) -> FloatArray:
@@ -163,8 +172,9 @@ def _neighbour_mean(sc: FloatArray, window: int, *, after: bool) -> FloatArray:
     padded = np.concatenate([sc, pad] if after else [pad, sc])
     shifts = range(1, window + 1) if after else range(window - 1, -1, -1)
     rows = np.array([padded[j : j + len(sc)] for j in shifts])
-    counts = np.sum(~np.isnan(rows), axis=0)
-    sums = np.nansum(rows, axis=0)
+    missing = np.isnan(rows)
+    counts = (~missing).sum(axis=0)
+    sums = np.where(missing, 0.0, rows).sum(axis=0)  # np.nansum, without its Python layers
     means: FloatArray = np.divide(sums, counts, out=np.full(len(sc), np.nan), where=counts > 0)
     return means
 

@@ -10,7 +10,7 @@ import pytest
 
 from keepd.core.curve import Curve, FloatArray
 from keepd.core.events import EVENTS, Event, EventCodes
-from keepd.core.grade import DEFAULT_TUNING, Grade, Grading, grade, rises
+from keepd.core.grade import DEFAULT_TUNING, Grade, Grading, _nan_to_num, grade, rises
 
 N = 60
 
@@ -285,3 +285,9 @@ def test_rises_are_largest_at_a_peak_the_curve_climbs_into() -> None:
     assert int(np.argmax(rise)) == 30
     assert rise[30] >= DEFAULT_TUNING.clear_rise
     assert not rises(_curve([0.5, 0.4]), _frees(2)).any()  # too short to have a wiggle
+
+
+def test_nan_to_num_is_numpys() -> None:
+    values = np.array([np.nan, -np.nan, np.inf, -np.inf, 0.0, -0.0, 1.5, -2.0, 1e308])
+    ours, numpys = _nan_to_num(values), np.nan_to_num(values)
+    assert ours.tobytes() == numpys.tobytes()
