@@ -73,12 +73,14 @@ def context_start(data: bytes) -> ContextStart:
     return ContextStart()
 
 
-def newest_first(data: bytes, needle: bytes, block: int = 1 << 18) -> Iterator[int]:
+def newest_first(data: bytes, needle: bytes, block: int = 1 << 16) -> Iterator[int]:
     """Where `needle` occurs in `data`, newest first.
 
     Found by forward searches through blocks taken from the end: `bytes.rfind` takes about
     twice as long a byte as `find` on a session's bytes, and blocks keep a boundary near the
-    end of a large file from costing a scan of all of it.
+    end of a large file from costing a scan of all of it. A block's bytes before the newest
+    hit are searched for nothing: 64 kB blocks waste less of that than 256 kB ones did
+    (the 30-turn 2.1.332 session: 0.20 -> 0.17 ms), with calls still few.
 
     >>> list(newest_first(b"ab-ab-ab", b"ab", block=3))
     [6, 3, 0]
