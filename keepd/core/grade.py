@@ -131,7 +131,20 @@ def _eligible(curve: Curve, frees: FloatArray, tuning: Tuning) -> np.ndarray:
 def _wiggle(values: FloatArray) -> float:
     if len(values) < 3:
         return float("nan")
-    return max(float(np.median(np.abs(np.diff(values)))), 1e-4)
+    return max(_median(np.abs(values[1:] - values[:-1])), 1e-4)
+
+
+def _median(values: FloatArray) -> float:
+    """`np.median` of two non-negative values or more (the steps' sizes), without its Python
+    layers: the middle value, or the mean of the two middle ones, (a + b) / 2 as numpy's
+    mean adds and divides them (with no negative values no sum of zeros can differ)."""
+    ordered = np.sort(values)  # a NaN sorts last, and makes the median NaN, as in numpy
+    if np.isnan(ordered[-1]):
+        return float("nan")
+    middle = len(ordered) // 2
+    if len(ordered) % 2:
+        return float(ordered[middle])
+    return (float(ordered[middle - 1]) + float(ordered[middle])) / 2
 
 
 def _heights(curve: Curve, tuning: Tuning) -> tuple[FloatArray, FloatArray]:
