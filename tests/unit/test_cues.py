@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from keepd.core.cues import (
+    _NAMING,
     _NUMBER,
     _OPENING,
     BARE,
@@ -17,6 +18,7 @@ from keepd.core.cues import (
     FINISHED,
     STARTS,
     TURNS,
+    _names_one,
     message_marks,
     named_numbers,
     prompt_marks,
@@ -183,3 +185,9 @@ _SPACED = st.lists(
 @given(st.lists(_SPACED.map("".join), min_size=1, max_size=3))
 def test_a_raw_quote_is_the_start_of_the_whole_text_collapsed(texts: list[str]) -> None:
     assert raw(texts) == " ".join(" ".join(texts).split())[:QUOTE_CHARS]
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.text(alphabet="prisuetckl \t\n\u00a0\u2003x#1", max_size=40))
+def test_a_naming_word_is_found_as_the_split_finds_it(text: str) -> None:
+    assert _names_one(text) == (not _NAMING.isdisjoint(text.split()))
