@@ -63,10 +63,9 @@ def word_keys(texts: Sequence[str]) -> WordKeys:
     long_enough = (ends - starts >= 3).nonzero()[0]  # shorter pieces hold no word
     starts, ends = starts[long_enough], ends[long_enough]
     distinct, ones = _distinct(spaced, starts, ends)
-    found = [
-        _words_of(spaced[s:e].decode("ascii"))
-        for s, e in zip(starts[ones].tolist(), ends[ones].tolist(), strict=True)
-    ]
+    text = spaced.decode("ascii")  # one string, sliced: one object a distinct piece
+    edges = zip(starts[ones].tolist(), ends[ones].tolist(), strict=True)
+    found = [_words_of(text[s:e]) for s, e in edges]
     return _expand(found, distinct, starts, _text_starts(encoded), len(texts))
 
 
