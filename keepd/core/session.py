@@ -246,15 +246,18 @@ class SessionState:
             self.indexed.extend(fresh)
 
     def _index_words(self, fresh: list[Node]) -> None:
-        """Gives the index the messages' words: split all at once (core/wordkeys.py) when
-        each message's words are still its text and there is enough of it to pay for that;
-        one message after another otherwise (`Node.take_words`). Both give the same words."""
+        """Gives the index the messages' words: their texts split all at once
+        (core/wordkeys.py) when there is enough text to pay for that, one message after
+        another otherwise (`Node.take_words`); the same words either way. Messages split
+        already (made from plain texts, or asked for their words) give their words."""
         texts = [node.text for node in fresh]
-        split_already = any(node.words and not node.text for node in fresh)
-        if split_already or sum(map(len, texts)) < BATCH_FROM:
+        if sum(map(len, texts)) < BATCH_FROM:
             self.index.extend([node.take_words() for node in fresh])
             return
         found = word_keys(texts)
+        split = {i: node.words for i, node in enumerate(fresh) if node.words and not node.text}
+        if split:
+            found = found.with_split(split)
         self.index.extend_keys(found.counts, found.keys, found.words_at)
 
     def _thin(self) -> None:

@@ -10,7 +10,7 @@ word pattern where it is not a word as it stands, and hashed.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import chain, filterfalse
 
@@ -40,6 +40,29 @@ class WordKeys:
     def words_at(self, at: IntArray) -> list[str]:
         """The words at positions `at` of `keys`."""
         return [self.spellings[i] for i in self.spelled[at].tolist()]
+
+    def with_split(self, split: Mapping[int, Sequence[str]]) -> WordKeys:
+        """These words, with those of texts split already put in their places (`split`: the
+        text's index and its words; its text here was empty).
+
+        >>> found = word_keys(["one parser", "", "two tokens"]).with_split({1: ["grammar"]})
+        >>> found.counts.tolist(), found.words_at(np.arange(len(found.keys)))
+        ([1, 1, 2], ['parser', 'grammar', 'two', 'tokens'])
+        """
+        at = sorted(split)
+        words = [word for i in at for word in split[i]]
+        sizes = [len(split[i]) for i in at]
+        where = (self.counts.cumsum() - self.counts)[at].repeat(sizes)
+        counts = self.counts.copy()
+        counts[at] = sizes
+        keys = np.fromiter(map(hash, words), dtype=np.int64, count=len(words))
+        spelled = len(self.spellings) + np.arange(len(words))
+        return WordKeys(
+            counts,
+            np.insert(self.keys, where, keys),
+            self.spellings + words,
+            np.insert(self.spelled, where, spelled),
+        )
 
 
 def word_keys(texts: Sequence[str]) -> WordKeys:
