@@ -117,7 +117,7 @@ def _turns(branch: Branch) -> list[list[str]]:
     ends = [*branch.stops[1:], len(branch.messages)]
     starts = [0, *branch.stops[1:]]
     return [
-        [sys.intern(word) for node in branch.messages[a:b] for word in node.words]
+        [sys.intern(word) for node in branch.messages[a:b] for word in node.take_words()]
         for a, b in zip(starts, ends, strict=True)
     ]
 

@@ -43,7 +43,9 @@ def blocks_before(index: Index, stop: int, count: int = BLOCKS) -> list[Block]:
     message, first, _ = index.uses()
     borrowed_firsts = first[(message >= stop) & (first < stop)]
     edges = np.linspace(0, stop, min(count, stop) + 1).round().astype(np.int64)
-    per_block: list[int] = np.histogram(borrowed_firsts, bins=edges)[0].tolist()
+    # np.histogram's counts: no first reaches `stop`, the last edge, and the edges rise.
+    at = edges.searchsorted(borrowed_firsts, side="right") - 1
+    per_block: list[int] = np.bincount(at, minlength=len(edges) - 1).tolist()
     total = len(borrowed_firsts) or 1
     return [
         Block(first=int(lo), last=int(hi) - 1, borrowed=int(n), share=int(n) / total)

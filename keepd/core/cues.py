@@ -146,8 +146,26 @@ def named_numbers(text: str) -> tuple[str, ...]:
 
 
 def _names_one(lowered: str) -> bool:
-    """Whether a word of `lowered` is a `_NAMING` word; the text is split only if it holds one."""
-    return any(name in lowered for name in _NAMING) and not _NAMING.isdisjoint(lowered.split())
+    """Whether a word of `lowered` (split at white space) is a `_NAMING` word.
+
+    Each place a naming word occurs is checked for white space or an end on both sides,
+    which is what makes it a word of the split: "pr" is in most prompts ("prompt", "print"),
+    and splitting them all cost more than looking at those few places.
+
+    >>> _names_one("see pr\t7"), _names_one("print the pr"), _names_one("prs and pulls")
+    (True, True, False)
+    """
+    end = len(lowered)
+    for name in _NAMING:
+        at = lowered.find(name)
+        while at >= 0:
+            after = at + len(name)
+            if (at == 0 or lowered[at - 1].isspace()) and (
+                after == end or lowered[after].isspace()
+            ):
+                return True
+            at = lowered.find(name, at + 1)
+    return False
 
 
 class Marked(Protocol):

@@ -28,6 +28,8 @@ from keepd.core.newest_pick import NEWEST_REASON, Chosen, columns, newest_at, ne
 from keepd.core.points import Scored, score
 from keepd.core.zone import DEFAULT_TUNING, FALLING_MARK, Grade, Tuning, Zone
 
+_LARGEST = np.finfo(np.float64).max
+
 __all__ = [
     "DEFAULT_TUNING",
     "FALLING_MARK",
@@ -193,7 +195,20 @@ def _eligible(curve: Curve, frees: FloatArray, tuning: Tuning) -> np.ndarray:
 def _wiggle(values: FloatArray) -> float:
     if len(values) < 3:
         return float("nan")
-    return max(float(np.median(np.abs(np.diff(values)))), 1e-4)
+    return max(_median(np.abs(values[1:] - values[:-1])), 1e-4)
+
+
+def _median(values: FloatArray) -> float:
+    """`np.median` of two non-negative values or more (the steps' sizes), without its Python
+    layers: the middle value, or the mean of the two middle ones, (a + b) / 2 as numpy's
+    mean adds and divides them (with no negative values no sum of zeros can differ)."""
+    ordered = np.sort(values)  # a NaN sorts last, and makes the median NaN, as in numpy
+    if np.isnan(ordered[-1]):
+        return float("nan")
+    middle = len(ordered) // 2
+    if len(ordered) % 2:
+        return float(ordered[middle])
+    return (float(ordered[middle - 1]) + float(ordered[middle])) / 2
 
 
 def _heights(curve: Curve, tuning: Tuning) -> tuple[FloatArray, FloatArray]:
@@ -216,9 +231,16 @@ def _heights(curve: Curve, tuning: Tuning) -> tuple[FloatArray, FloatArray]:
     rise[: min(2, len(rise))] = np.nan
     fall[: min(2, len(fall))] = np.nan
     weight = (curve.kept / max(int(curve.kept[0]), 1)) ** tuning.kept_power
-    rise = np.nan_to_num(rise) * weight
-    heights = np.nan_to_num(fall) * weight + tuning.rise_weight * rise
-    return np.asarray(np.nan_to_num(heights), dtype=np.float64), rise
+    rise = _nan_to_num(rise) * weight
+    heights = _nan_to_num(fall) * weight + tuning.rise_weight * rise
+    return _nan_to_num(heights), rise
+
+
+def _nan_to_num(values: FloatArray) -> FloatArray:
+    """`np.nan_to_num(values)` (NaN 0, infinities the largest floats) without its Python
+    layers, which cost more than the work on a session's few stops."""
+    out = np.where(np.isnan(values), 0.0, values)
+    return np.minimum(np.maximum(out, -_LARGEST), _LARGEST, out=out)
 
 
 def _neighbour_mean(sc: FloatArray, window: int, *, after: bool) -> FloatArray:
@@ -227,8 +249,9 @@ def _neighbour_mean(sc: FloatArray, window: int, *, after: bool) -> FloatArray:
     padded = np.concatenate([sc, pad] if after else [pad, sc])
     shifts = range(1, window + 1) if after else range(window - 1, -1, -1)
     rows = np.array([padded[j : j + len(sc)] for j in shifts])
-    counts = np.sum(~np.isnan(rows), axis=0)
-    sums = np.nansum(rows, axis=0)
+    missing = np.isnan(rows)
+    counts = (~missing).sum(axis=0)
+    sums = np.where(missing, 0.0, rows).sum(axis=0)  # np.nansum, without its Python layers
     means: FloatArray = np.divide(sums, counts, out=np.full(len(sc), np.nan), where=counts > 0)
     return means
 

@@ -13,7 +13,7 @@ borrowed words of one analysis.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from itertools import chain
 
 import numpy as np
@@ -103,15 +103,17 @@ def unique_first(hashes: IntArray) -> tuple[IntArray, IntArray, IntArray, IntArr
     >>> [a.tolist() for a in unique_first(np.array([7, 3, 7, 5, 3], dtype=np.int64))]
     [[3, 5, 7], [1, 3, 0], [2, 0, 2, 1, 0], [2, 1, 2]]
     """
-    order = np.argsort(hashes)
+    order = hashes.argsort()  # the methods, not np.argsort and the like: the same, quicker
     ordered = hashes[order]
     starts_run = np.empty(len(ordered), dtype=bool)
     starts_run[:1] = True
     np.not_equal(ordered[1:], ordered[:-1], out=starts_run[1:])
-    starts = np.flatnonzero(starts_run)
+    starts = starts_run.nonzero()[0]
     inverse = np.empty(len(ordered), dtype=np.int64)
-    inverse[order] = np.cumsum(starts_run) - 1
-    counts = np.diff(starts, append=len(ordered))
+    inverse[order] = starts_run.cumsum() - 1
+    counts = np.empty(len(starts), dtype=np.int64)
+    np.subtract(starts[1:], starts[:-1], out=counts[:-1])
+    counts[-1:] = len(ordered) - starts[-1:]
     return ordered[starts], np.minimum.reduceat(order, starts), inverse, counts
 
 
@@ -149,24 +151,29 @@ class Index:
 
     def extend(self, messages: Sequence[Sequence[str]]) -> None:
         """Appends messages (each its content words, with repeats), oldest first."""
-        start = self.size
         lengths = np.fromiter(map(len, messages), dtype=np.int64, count=len(messages))
-        self._by_message.append(lengths)
-        self._by_first.grow(len(messages))
-        total = int(lengths.sum())
-        if total == 0:
-            return
         words = list(chain.from_iterable(messages))
-        hashes = np.fromiter(map(hash, words), dtype=np.int64, count=total)
-        owner = np.repeat(np.arange(start, start + len(messages), dtype=np.int64), lengths)
+        hashes = np.fromiter(map(hash, words), dtype=np.int64, count=len(words))
+        self.extend_keys(lengths, hashes, lambda at: list(map(words.__getitem__, at.tolist())))
+
+    def extend_keys(
+        self, lengths: IntArray, hashes: IntArray, spell: Callable[[IntArray], list[str]]
+    ) -> None:
+        """Appends messages given as how many words each has and every word's key
+        (`hash(word)`), oldest first; `spell` gives the words at some positions of `hashes`."""
+        start = self.size
+        self._by_message.append(lengths)
+        self._by_first.grow(len(lengths))
+        if len(hashes) == 0:
+            return
+        owner = np.repeat(np.arange(start, start + len(lengths), dtype=np.int64), lengths)
         uniq, where, inverse, _ = unique_first(hashes)
         firsts, new = self._seen.resolve(uniq, owner[where])
         use_first = firsts[inverse]
         self._by_first.view()[:] += np.bincount(use_first, minlength=self.size)
         if self.detail:
             self._keep_uses(owner, use_first, hashes)
-            spelled = map(words.__getitem__, where[new].tolist())
-            self.names.update(zip(uniq[new].tolist(), spelled, strict=True))
+            self.names.update(zip(uniq[new].tolist(), spell(where[new]), strict=True))
 
     def _keep_uses(self, owner: IntArray, use_first: IntArray, hashes: IntArray) -> None:
         self._use_message.append(owner)

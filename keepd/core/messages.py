@@ -102,7 +102,8 @@ class Node:
         """The content words, split from the counted text the first time they are needed.
 
         Splitting waits until the message enters an index, so the messages a scope never
-        reaches (before a compaction, on abandoned branches) are never tokenized.
+        reaches (before a compaction, on abandoned branches) are never tokenized. An index
+        that splits a batch of messages at once (core/wordkeys.py) leaves the text in place.
         """
         if self.text:
             self.words = content_words(self.text)

@@ -64,10 +64,25 @@ def raw(texts: list[str]) -> str:
     """
     text = " ".join(texts)
     if len(text) > _RAW_PIECE:
-        quote = " ".join(text[:_RAW_PIECE].split())
+        quote = collapsed(text[:_RAW_PIECE])
         if len(quote) >= QUOTE_CHARS:
             return quote[:QUOTE_CHARS]
-    return " ".join(text.split())[:QUOTE_CHARS]
+    return collapsed(text)[:QUOTE_CHARS]
+
+
+def collapsed(text: str) -> str:
+    """`" ".join(text.split())`: its white space collapsed to single spaces, none at its ends.
+
+    Text that is printable holds no white space but the ASCII space (the others are control
+    characters or separators, which are not printable), so without two spaces in a row or
+    one at an end it is its own answer, found without splitting it into words.
+
+    >>> collapsed("fix it"), collapsed(" fix\\n\\tit\\u00a0 now ")
+    ('fix it', 'fix it now')
+    """
+    if text.isprintable() and "  " not in text and text[:1] != " " and text[-1:] != " ":
+        return text
+    return " ".join(text.split())
 
 
 def _first_line(text: str, *, strip: bool = True) -> str:

@@ -6,6 +6,7 @@ from collections import Counter
 from collections.abc import Sequence
 from itertools import pairwise
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -108,3 +109,18 @@ def test_a_block_the_kept_part_never_refers_to_is_a_side_trip() -> None:
         ("reader", 1, 0),
         ("tree", 1, 3),
     ]
+
+
+@settings(max_examples=200, deadline=None)
+@given(cut_sessions())
+def test_block_counts_are_numpys_histogram(case: tuple[Messages, int]) -> None:
+    messages, stop = case
+    index = Index()
+    index.extend(messages)
+    if stop == 0:
+        return
+    message, first, _ = index.uses()
+    firsts = first[(message >= stop) & (first < stop)]
+    edges = np.linspace(0, stop, min(6, stop) + 1).round().astype(np.int64)
+    counts = np.histogram(firsts, bins=edges)[0].tolist()
+    assert [block.borrowed for block in blocks_before(index, stop, 6)] == counts

@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from keepd.core.cues import (
+    _NAMING,
     _NUMBER,
     _OPENING,
     BARE,
@@ -17,11 +18,12 @@ from keepd.core.cues import (
     FINISHED,
     STARTS,
     TURNS,
+    _names_one,
     message_marks,
     named_numbers,
     prompt_marks,
 )
-from keepd.core.quote import QUOTE_CHARS, raw
+from keepd.core.quote import QUOTE_CHARS, collapsed, raw
 from keepd.core.session import SessionState
 from keepd.core.tree import Scope
 from tests.unit.builders import Chain, tool_result, tool_use_block
@@ -207,3 +209,19 @@ _SPACED = st.lists(
 @given(st.lists(_SPACED.map("".join), min_size=1, max_size=3))
 def test_a_raw_quote_is_the_start_of_the_whole_text_collapsed(texts: list[str]) -> None:
     assert raw(texts) == " ".join(" ".join(texts).split())[:QUOTE_CHARS]
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.text(alphabet="prisuetckl \t\n\u00a0\u2003x#1", max_size=40))
+def test_a_naming_word_is_found_as_the_split_finds_it(text: str) -> None:
+    assert _names_one(text) == (not _NAMING.isdisjoint(text.split()))
+
+
+# Every kind of white space str.split knows, a control character that is none, and text.
+_SPACES = " \t\n\r\x0b\x0c\x1c\x1f\x85\xa0\u1680\u2000\u200a\u2028\u2029\u202f\u205f\u3000"
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.text(alphabet=_SPACES + "ab\x00\u00e9", max_size=30))
+def test_collapsing_white_space_is_splitting_and_joining(text: str) -> None:
+    assert collapsed(text) == " ".join(text.split())

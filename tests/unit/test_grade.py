@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from itertools import pairwise
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from keepd.core.curve import Curve, FloatArray
 from keepd.core.events import EVENTS, Event, EventCodes
-from keepd.core.grade import DEFAULT_TUNING, Grade, Grading, grade, rises
+from keepd.core.grade import DEFAULT_TUNING, Grade, Grading, _median, _nan_to_num, grade, rises
 
 N = 60
 
@@ -285,3 +288,23 @@ def test_rises_are_largest_at_a_peak_the_curve_climbs_into() -> None:
     assert int(np.argmax(rise)) == 30
     assert rise[30] >= DEFAULT_TUNING.clear_rise
     assert not rises(_curve([0.5, 0.4]), _frees(2)).any()  # too short to have a wiggle
+
+
+def test_nan_to_num_is_numpys() -> None:
+    values = np.array([np.nan, -np.nan, np.inf, -np.inf, 0.0, -0.0, 1.5, -2.0, 1e308])
+    ours, numpys = _nan_to_num(values), np.nan_to_num(values)
+    assert ours.tobytes() == numpys.tobytes()
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.lists(
+        st.one_of(st.floats(min_value=0.0, max_value=1e300), st.just(math.nan)),
+        min_size=2,
+        max_size=40,
+    )
+)
+def test_median_is_numpys(values: list[float]) -> None:
+    array = np.array(values, dtype=np.float64)
+    ours, numpys = _median(array), float(np.median(array))
+    assert (math.isnan(ours) and math.isnan(numpys)) or str(ours) == str(numpys)

@@ -13,8 +13,9 @@ from hypothesis import strategies as st
 
 from keepd.api import load_state
 from keepd.core.analysis import analyse_state
+from keepd.core.entries import is_bookkeeping
 from keepd.core.session import SessionState, read_current
-from keepd.core.skim import ContextStart, _plain_kind, context_start
+from keepd.core.skim import _PASSED_OVER, ContextStart, _plain_kind, context_start
 from keepd.core.tree import Scope
 from keepd.daemon.registry import Registry
 from tests.unit.builders import (
@@ -337,3 +338,43 @@ def test_a_boundary_written_again_after_a_prompt_under_it_is_not_started_at() ->
     assert stops == [stop.uuid for stop in analyse_state(whole).stops] == ["u003"]
     assert analyse_state(skimmed).to_dict() == analyse_state(whole).to_dict()
     assert context_start(data) == ContextStart()
+
+
+# Pieces of a line's head: plain values, and values that hide a quote, a brace, a backslash
+# or a type inside them.
+_VALUES = st.sampled_from(
+    ["null", "true", "false", '"a-1"', '"x{y"', '"q\\"z"', '"\\\\"', '"type"', '"","type":"user"']
+)
+_KEYS = st.sampled_from(['"parentUuid":', '"isSidechain":', '"promptId":', '"logicalParentUuid":'])
+_TAILS = st.sampled_from(
+    [
+        '"type":"user"',
+        '"type":"assistant"',
+        '"type":"system"',
+        '"type":"progress"',
+        '"attachment":{',
+        '"message":{"type":"user"}',
+        '"type":"userx"',
+        '"type":"cost-state"',
+    ]
+)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.lists(st.tuples(_KEYS, _VALUES), max_size=3), _TAILS, st.booleans())
+def test_a_head_passed_over_in_one_match_is_one_the_checks_pass_over(
+    pairs: list[tuple[str, str]], tail: str, type_first: bool
+) -> None:
+    keys = [key + value for key, value in pairs]
+    parts = [tail, *keys] if type_first else [*keys, tail]
+    raw = ("{" + ",".join(parts) + ',"uuid":"u"}').encode()
+    if _PASSED_OVER.match(raw):
+        assert is_bookkeeping(raw) or _plain_kind(raw, 0, len(raw))
+
+
+def test_2_1_332_heads_are_passed_over_in_one_match() -> None:
+    user = b'{"parentUuid":"a","isSidechain":false,"promptId":"p","type":"user","message":{}}'
+    attachment = b'{"parentUuid":null,"isSidechain":false,"attachment":{"type":"date"}}'
+    assistant = b'{"parentUuid":"a","isSidechain":false,"message":{"id":"m"},"type":"assistant"}'
+    assert _PASSED_OVER.match(user) and _PASSED_OVER.match(attachment)
+    assert not _PASSED_OVER.match(assistant)

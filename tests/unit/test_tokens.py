@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from keepd.core.messages import Node
 from keepd.core.tokens import (
     DEFAULT_WINDOW,
     LARGE_WINDOW,
@@ -279,3 +282,12 @@ def test_usage_once_above_200k_keeps_proving_the_large_window_after_a_compaction
     use = context_use(tree, tree.branch().boundary)
     assert use.tokens == 170_003
     assert use.window == LARGE_WINDOW
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 10**9), st.integers(0, 5)), max_size=20))
+def test_without_usage_each_message_weighs_its_estimate(sizes: list[tuple[int, int]]) -> None:
+    nodes = [Node(pos=i, kind="user", chars=c, images=n) for i, (c, n) in enumerate(sizes)]
+    tokens, estimated = message_tokens(nodes)
+    assert estimated
+    assert tokens.tolist() == [max(node.estimated_tokens, 1.0) for node in nodes]

@@ -59,3 +59,17 @@ def test_only_the_listed_characters_lower_to_ascii() -> None:
 def test_text_outside_ascii_splits_as_the_plain_pattern_does(text: str) -> None:
     words = [w for w in PLAIN.findall(text.lower()) if w not in STOPWORDS]
     assert content_words(text) == words
+
+
+def test_pieces_that_are_not_words_as_they_stand() -> None:
+    text = "Wait... __init__ 2.1.332 3rd x1.abc ab.cde end. v2.0 _the .claude/x.y.z"
+    words = [w for w in PLAIN.findall(text.lower()) if w not in STOPWORDS]
+    assert content_words(text) == words
+    assert content_words(text) == ["wait", "init__", "abc", "cde", "end", "claude"]
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.text(alphabet="abeht1_. .\n?-Z\u00e9", max_size=80))
+def test_dots_digits_and_underscores_split_as_the_plain_pattern_does(text: str) -> None:
+    words = [w for w in PLAIN.findall(text.lower()) if w not in STOPWORDS]
+    assert content_words(text) == words

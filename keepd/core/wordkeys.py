@@ -1,0 +1,165 @@
+"""Splits many texts into content words at once, as `content_words` does, giving each word as
+the key the index files it under (`hash(word)`), without a string for every use of a word.
+
+Splitting texts one by one costs a string, a hash and a set lookup for every piece of text
+(what lies between the characters that cannot be in a word). Here the pieces of all the
+texts are found together with numpy; equal pieces are told apart by their bytes, and only
+each distinct piece becomes a string, to be checked against the stopwords, searched with the
+word pattern where it is not a word as it stands, and hashed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from itertools import chain, filterfalse
+
+import numpy as np
+import numpy.typing as npt
+
+from keepd.core.words import LOWER_TO_ASCII, SPACED, STOPWORDS, WORD
+
+IntArray = npt.NDArray[np.int64]
+_SPACE = ord(" ")
+_DOT = ord(".")
+# The low k bytes of an 8-byte word, for k = 0..8.
+_MASKS = np.array([(1 << 8 * k) - 1 for k in range(9)], dtype=np.uint64)
+_MIX = np.uint64(0x9E3779B97F4A7C15)
+
+
+@dataclass(frozen=True, slots=True)
+class WordKeys:
+    """The content words of some texts: how many each text has, and each word's key and
+    spelling, the texts' words one after another."""
+
+    counts: IntArray
+    keys: IntArray
+    spellings: list[str]  # the words of each distinct piece, one piece after another
+    spelled: IntArray  # which of `spellings` each word is
+
+    def words_at(self, at: IntArray) -> list[str]:
+        """The words at positions `at` of `keys`."""
+        return [self.spellings[i] for i in self.spelled[at].tolist()]
+
+    def with_split(self, split: Mapping[int, Sequence[str]]) -> WordKeys:
+        """These words, with those of texts split already put in their places (`split`: the
+        text's index and its words; its text here was empty).
+
+        >>> found = word_keys(["one parser", "", "two tokens"]).with_split({1: ["grammar"]})
+        >>> found.counts.tolist(), found.words_at(np.arange(len(found.keys)))
+        ([1, 1, 2], ['parser', 'grammar', 'two', 'tokens'])
+        """
+        at = sorted(split)
+        words = [word for i in at for word in split[i]]
+        sizes = [len(split[i]) for i in at]
+        where = (self.counts.cumsum() - self.counts)[at].repeat(sizes)
+        counts = self.counts.copy()
+        counts[at] = sizes
+        keys = np.fromiter(map(hash, words), dtype=np.int64, count=len(words))
+        spelled = len(self.spellings) + np.arange(len(words))
+        return WordKeys(
+            counts,
+            np.insert(self.keys, where, keys),
+            self.spellings + words,
+            np.insert(self.spelled, where, spelled),
+        )
+
+
+def word_keys(texts: Sequence[str]) -> WordKeys:
+    """The content words of each of `texts`, as `content_words` gives them, by key.
+
+    >>> found = word_keys(["Fix parse_line() in entries.py.", "", "the parser, again"])
+    >>> found.counts.tolist(), found.words_at(np.arange(len(found.keys)))
+    ([3, 0, 1], ['fix', 'parse_line', 'entries.py', 'parser'])
+    >>> bool(found.keys[0] == hash("fix"))
+    True
+    """
+    lowered = [_lowered(text) for text in texts]
+    # Spaces around every text: no piece spans two texts, and each piece has edges to find.
+    encoded = [text.encode("ascii", "replace") for text in lowered]
+    spaced = b"".join([b" ", b" ".join(encoded), b" "]).translate(SPACED)
+    data = np.frombuffer(spaced, dtype=np.uint8)
+    word = data != _SPACE
+    bounds = (word[1:] != word[:-1]).nonzero()[0] + 1
+    starts, ends = bounds[0::2], bounds[1::2]
+    ends -= data[ends - 1] == _DOT  # a dot that ends a piece joins nothing
+    long_enough = (ends - starts >= 3).nonzero()[0]  # shorter pieces hold no word
+    starts, ends = starts[long_enough], ends[long_enough]
+    distinct, ones = _distinct(spaced, starts, ends)
+    text = spaced.decode("ascii")  # one string, sliced: one object a distinct piece
+    edges = zip(starts[ones].tolist(), ends[ones].tolist(), strict=True)
+    found = [_words_of(text[s:e]) for s, e in edges]
+    return _expand(found, distinct, starts, _text_starts(encoded), len(texts))
+
+
+def _lowered(text: str) -> str:
+    """`text` lower-cased where lowering outside ASCII gives an ASCII letter (words.py)."""
+    if not text.isascii() and any(char in text for char in LOWER_TO_ASCII):
+        return text.lower()
+    return text
+
+
+def _distinct(spaced: bytes, starts: IntArray, ends: IntArray) -> tuple[IntArray, IntArray]:
+    """Which distinct piece each piece is (numbered in their sorted order), and the index of
+    one piece of each.
+
+    A piece of up to 16 bytes is read as two 8-byte words, the bytes past its end masked to
+    zero (no piece holds a zero byte, so two different pieces differ in a word); pieces are
+    sorted by a mix of the two, and a run of equal pieces ends wherever a word differs, so
+    a run holds one piece only, however the mix falls (two pieces that mix alike may split
+    each other's run: they then count as more distinct pieces, no harm). A longer piece is
+    a distinct one of its own.
+    """
+    lengths = ends - starts
+    short = (lengths <= 16).nonzero()[0]
+    padded = spaced + bytes(16)
+    windows = np.ndarray((len(padded) - 7,), dtype="<u8", buffer=padded, strides=(1,))
+    at, length = starts[short], lengths[short]
+    head = windows[at] & _MASKS[np.minimum(length, 8)]
+    tail = windows[at + 8] & _MASKS[np.maximum(length - 8, 0)]
+    order = (head ^ (tail * _MIX)).argsort()
+    head, tail = head[order], tail[order]
+    opens = np.empty(len(order), dtype=bool)
+    opens[:1] = True
+    np.logical_or(head[1:] != head[:-1], tail[1:] != tail[:-1], out=opens[1:])
+    which = np.empty(len(starts), dtype=np.int64)
+    numbers = opens.cumsum()
+    which[short[order]] = numbers - 1
+    others = (lengths > 16).nonzero()[0]
+    which[others] = (int(numbers[-1]) if len(numbers) else 0) + np.arange(len(others))
+    return which, np.concatenate([short[order[opens]], others])
+
+
+def _words_of(piece: str) -> list[str]:
+    """The content words in a piece, as `content_words` finds them: a piece that starts with
+    a letter and holds no dot is a word as it stands."""
+    if piece < "a" or "." in piece:
+        return list(filterfalse(STOPWORDS.__contains__, WORD.findall(piece)))
+    return [] if piece in STOPWORDS else [piece]
+
+
+def _text_starts(encoded: list[bytes]) -> IntArray:
+    """Where each text starts in the spaced bytes (a space before each)."""
+    sizes = np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded)) + 1
+    return sizes.cumsum() - sizes + 1
+
+
+def _expand(
+    found: list[list[str]], distinct: IntArray, starts: IntArray, text_starts: IntArray, texts: int
+) -> WordKeys:
+    """Every piece's words, from those of the distinct pieces, in the texts' order."""
+    spellings = list(chain.from_iterable(found))
+    keys = np.fromiter(map(hash, spellings), dtype=np.int64, count=len(spellings))
+    per = np.fromiter(map(len, found), dtype=np.int64, count=len(found))
+    base = per.cumsum() - per  # where each distinct piece's words start in `spellings`
+    each = per[distinct]  # words in each piece
+    if len(per) and per.max() > 1:
+        piece = np.arange(len(distinct)).repeat(each)
+        within = np.arange(len(piece)) - (each.cumsum() - each).repeat(each)
+        entry = base[distinct[piece]] + within
+    else:
+        piece = each.nonzero()[0]
+        entry = base[distinct[piece]]
+    owner = text_starts.searchsorted(starts[piece], side="right") - 1
+    counts = np.bincount(owner, minlength=texts).astype(np.int64)
+    return WordKeys(counts, keys[entry], spellings, entry)
