@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from keepd.core.index import Index, unique_first
+from keepd.core.index import Index, IntArray, unique_first
 
 BLOCKS = 6
 SIDE_TRIP_SHARE = 0.05
@@ -62,6 +62,7 @@ def borrowed_words(
     if not mask.any():
         return []
     hashes, where, _, counts = unique_first(word[mask])
+    hashes, where, counts = _likeliest(hashes, where, counts, top + len(ignore))
     # Read as lists once: indexing the arrays item by item in the sort key cost more than it.
     keys, uses, firsts = hashes.tolist(), counts.tolist(), first[mask][where].tolist()
     names = [index.names.get(key, "") for key in keys]
@@ -73,3 +74,19 @@ def borrowed_words(
         BorrowedWord(word=index.names.get(keys[i], "?"), uses=uses[i], first=firsts[i])
         for i in order
     ]
+
+
+def _likeliest(
+    hashes: IntArray, where: IntArray, counts: IntArray, enough: int
+) -> tuple[IntArray, IntArray, IntArray]:
+    """The distinct words used at least as often as the `enough`-th most used, in their order.
+
+    With `enough` the words wanted plus those that may be left out, the words wanted are
+    among these; naming and sorting only them, not the hundreds a kept part borrows, is most
+    of what the borrowed words cost.
+    """
+    if len(counts) <= enough:
+        return hashes, where, counts
+    cut = len(counts) - enough
+    keep = np.flatnonzero(counts >= np.partition(counts, cut)[cut])
+    return hashes[keep], where[keep], counts[keep]

@@ -399,7 +399,8 @@ def is_prompt(entry: Entry, blocks: list[dict[str, Any]] | None = None) -> bool:
         return any(block.get("type") == "image" for block in blocks)
     if texts[0].strip() in SYNTHETIC_PROMPTS:
         return False
-    return not any(marker in texts[-1] for marker in NOT_PROMPT_MARKERS)
+    last = texts[-1]  # every marker opens with "<": most prompts hold none
+    return "<" not in last or not any(marker in last for marker in NOT_PROMPT_MARKERS)
 
 
 def _cut(text: Any, cap: int) -> str:
