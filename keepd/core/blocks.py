@@ -42,7 +42,7 @@ def blocks_before(index: Index, stop: int, count: int = BLOCKS) -> list[Block]:
         return []
     message, first, _ = index.uses()
     borrowed_firsts = first[(message >= stop) & (first < stop)]
-    edges = np.linspace(0, stop, min(count, stop) + 1).round().astype(np.int64)
+    edges = _even_edges(stop, min(count, stop))
     # np.histogram's counts: no first reaches `stop`, the last edge, and the edges rise.
     at = edges.searchsorted(borrowed_firsts, side="right") - 1
     per_block: list[int] = np.bincount(at, minlength=len(edges) - 1).tolist()
@@ -51,6 +51,17 @@ def blocks_before(index: Index, stop: int, count: int = BLOCKS) -> list[Block]:
         Block(first=int(lo), last=int(hi) - 1, borrowed=int(n), share=int(n) / total)
         for lo, hi, n in zip(edges[:-1], edges[1:], per_block, strict=True)
     ]
+
+
+def _even_edges(stop: int, parts: int) -> IntArray:
+    """`np.linspace(0, stop, parts + 1).round()` as integers, without its Python layer: the
+    same products of a place and the step, the last edge `stop` itself.
+
+    >>> _even_edges(10, 6).tolist(), _even_edges(5, 5).tolist()
+    ([0, 2, 3, 5, 7, 8, 10], [0, 1, 2, 3, 4, 5])
+    """
+    step = stop / parts
+    return np.array([*(round(i * step) for i in range(parts)), stop], dtype=np.int64)
 
 
 def borrowed_words(
