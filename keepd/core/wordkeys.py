@@ -44,7 +44,7 @@ class WordKeys:
     def words_between(self, start: int, stop: int) -> list[str]:
         """The words at positions `start` to `stop` - 1 of `keys` (one text's, say).
 
-        >>> word_keys(["one parser", "two tokens"]).words_between(1, 3)
+        >>> word_keys(["one parser", "two tokens"]).words_between(0, 2)
         ['parser', 'two']
         """
         spellings = self.spellings
