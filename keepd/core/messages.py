@@ -124,13 +124,13 @@ def make_node(entry: Entry, pos: int, policy: TextPolicy = DEFAULT_POLICY) -> No
     """The node of `entry`, the `pos`-th entry of its file."""
     get = entry.get
     kind = get("type")
-    uuid, parent = get("uuid"), get("parentUuid")
+    uuid, parent, logical = get("uuid"), get("parentUuid"), get("logicalParentUuid")
     node = Node(
         pos,
         kind if type(kind) is str else "unknown",
         intern(uuid) if type(uuid) is str else None,
         intern(parent) if type(parent) is str else None,
-        _str(get("logicalParentUuid")),
+        logical if type(logical) is str else None,
         get("isSidechain") is True,
     )
     if kind in CONVERSATION:
@@ -239,7 +239,11 @@ def _fill_message(node: Node, entry: Entry, policy: TextPolicy) -> None:
         category = "injected"
     else:
         category = "prompt"
-    _count(node, blocks, category, policy)
+    counted: list[str] = []
+    for block in blocks:  # `_count`, written out: this runs for every message
+        _take(node, block, category, policy, counted)
+    if counted:
+        node.text = " ".join(counted)
     if node.kind == "assistant":
         _fill_assistant(node, entry, message)
     else:
