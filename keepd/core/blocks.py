@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from keepd.core.index import Index, unique_first
+from keepd.core.index import Index, IntArray, unique_first
 
 BLOCKS = 6
 SIDE_TRIP_SHARE = 0.05
@@ -42,7 +42,7 @@ def blocks_before(index: Index, stop: int, count: int = BLOCKS) -> list[Block]:
         return []
     message, first, _ = index.uses()
     borrowed_firsts = first[(message >= stop) & (first < stop)]
-    edges = np.linspace(0, stop, min(count, stop) + 1).round().astype(np.int64)
+    edges = _even_edges(stop, min(count, stop))
     # np.histogram's counts: no first reaches `stop`, the last edge, and the edges rise.
     at = edges.searchsorted(borrowed_firsts, side="right") - 1
     per_block: list[int] = np.bincount(at, minlength=len(edges) - 1).tolist()
@@ -51,6 +51,17 @@ def blocks_before(index: Index, stop: int, count: int = BLOCKS) -> list[Block]:
         Block(first=int(lo), last=int(hi) - 1, borrowed=int(n), share=int(n) / total)
         for lo, hi, n in zip(edges[:-1], edges[1:], per_block, strict=True)
     ]
+
+
+def _even_edges(stop: int, parts: int) -> IntArray:
+    """`np.linspace(0, stop, parts + 1).round()` as integers, without its Python layer: the
+    same products of a place and the step, the last edge `stop` itself.
+
+    >>> _even_edges(10, 6).tolist(), _even_edges(5, 5).tolist()
+    ([0, 2, 3, 5, 7, 8, 10], [0, 1, 2, 3, 4, 5])
+    """
+    step = stop / parts
+    return np.array([*(round(i * step) for i in range(parts)), stop], dtype=np.int64)
 
 
 def borrowed_words(
@@ -62,6 +73,7 @@ def borrowed_words(
     if not mask.any():
         return []
     hashes, where, _, counts = unique_first(word[mask])
+    hashes, where, counts = _likeliest(hashes, where, counts, top + len(ignore))
     # Read as lists once: indexing the arrays item by item in the sort key cost more than it.
     keys, uses, firsts = hashes.tolist(), counts.tolist(), first[mask][where].tolist()
     names = [index.names.get(key, "") for key in keys]
@@ -73,3 +85,19 @@ def borrowed_words(
         BorrowedWord(word=index.names.get(keys[i], "?"), uses=uses[i], first=firsts[i])
         for i in order
     ]
+
+
+def _likeliest(
+    hashes: IntArray, where: IntArray, counts: IntArray, enough: int
+) -> tuple[IntArray, IntArray, IntArray]:
+    """The distinct words used at least as often as the `enough`-th most used, in their order.
+
+    With `enough` the words wanted plus those that may be left out, the words wanted are
+    among these; naming and sorting only them, not the hundreds a kept part borrows, is most
+    of what the borrowed words cost.
+    """
+    if len(counts) <= enough:
+        return hashes, where, counts
+    cut = len(counts) - enough
+    keep = np.flatnonzero(counts >= np.partition(counts, cut)[cut])
+    return hashes[keep], where[keep], counts[keep]

@@ -124,13 +124,13 @@ def make_node(entry: Entry, pos: int, policy: TextPolicy = DEFAULT_POLICY) -> No
     """The node of `entry`, the `pos`-th entry of its file."""
     get = entry.get
     kind = get("type")
-    uuid, parent = get("uuid"), get("parentUuid")
+    uuid, parent, logical = get("uuid"), get("parentUuid"), get("logicalParentUuid")
     node = Node(
         pos,
         kind if type(kind) is str else "unknown",
         intern(uuid) if type(uuid) is str else None,
         intern(parent) if type(parent) is str else None,
-        _str(get("logicalParentUuid")),
+        logical if type(logical) is str else None,
         get("isSidechain") is True,
     )
     if kind in CONVERSATION:
@@ -239,7 +239,11 @@ def _fill_message(node: Node, entry: Entry, policy: TextPolicy) -> None:
         category = "injected"
     else:
         category = "prompt"
-    _count(node, blocks, category, policy)
+    counted: list[str] = []
+    for block in blocks:  # `_count`, written out: this runs for every message
+        _take(node, block, category, policy, counted)
+    if counted:
+        node.text = " ".join(counted)
     if node.kind == "assistant":
         _fill_assistant(node, entry, message)
     else:
@@ -399,7 +403,8 @@ def is_prompt(entry: Entry, blocks: list[dict[str, Any]] | None = None) -> bool:
         return any(block.get("type") == "image" for block in blocks)
     if texts[0].strip() in SYNTHETIC_PROMPTS:
         return False
-    return not any(marker in texts[-1] for marker in NOT_PROMPT_MARKERS)
+    last = texts[-1]  # every marker opens with "<": most prompts hold none
+    return "<" not in last or not any(marker in last for marker in NOT_PROMPT_MARKERS)
 
 
 def _cut(text: Any, cap: int) -> str:

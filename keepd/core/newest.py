@@ -69,7 +69,11 @@ def zone_columns(
 ) -> list[Column]:
     """The words' height (capped, over the cap) and the zone grade at each stop; `zones` are
     (best stop, grade strength 1-3, made ●●● by weak cues)."""
-    height = np.clip(np.nan_to_num(heights), 0.0, cap) / cap
+    # np.nan_to_num's Python layer costs more than a session's few stops: NaN reads as 0, and
+    # the clip takes the infinities to the ends as it would their stand-ins.
+    height = np.clip(heights, 0.0, cap)
+    height[np.isnan(height)] = 0.0
+    height /= cap
     marks = {name: np.zeros(stops) for name in ZONE_FEATURES}
     for best, strength, cued in zones:
         name = ZONE_FEATURES[int(cued) if strength == 3 else 4 - strength]
@@ -80,8 +84,9 @@ def zone_columns(
 def chances(model: Newest, columns: Sequence[Column], stops: int) -> FloatArray:
     """p_k at every stop: the logistic of the intercept plus each feature times its weight."""
     logit = np.full(stops, model.intercept)
+    weights = dict(reversed(model.weights))  # the first of a name, as `Newest.weight` reads
     for name, values in columns:
-        weight = model.weight(name)
+        weight = weights.get(name, 0.0)
         if weight:
             logit += weight * np.asarray(values, dtype=np.float64)
     return np.asarray(1.0 / (1.0 + np.exp(-logit)), dtype=np.float64)

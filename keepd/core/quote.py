@@ -41,6 +41,17 @@ def shown(texts: list[str]) -> str:
     if not own:
         return _ide_short(texts)
     joined = "\n".join(own).strip()
+    if "<" in joined:  # both tags open with it: most prompts hold neither
+        tagged = _tagged(joined)
+        if tagged is not None:
+            return tagged
+    line = _first_line(joined)
+    more = len(joined) > len(line) and joined[len(line) :].strip() != ""
+    return _capped(line + ("…" if more else ""))
+
+
+def _tagged(joined: str) -> str | None:
+    """The row of a slash command or of shell-mode input; None for other text."""
     command = _COMMAND.search(joined)
     if command:
         args = _ARGS.search(joined)
@@ -51,9 +62,7 @@ def shown(texts: list[str]) -> str:
     bash = _BASH.search(joined)
     if bash:
         return _capped("! " + _first_line(bash.group(1), strip=False))
-    line = _first_line(joined)
-    more = len(joined) > len(line) and joined[len(line) :].strip() != ""
-    return _capped(line + ("…" if more else ""))
+    return None
 
 
 def raw(texts: list[str]) -> str:

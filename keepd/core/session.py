@@ -260,10 +260,11 @@ class SessionState:
         split = {i: node.words for i, node in enumerate(fresh) if node.words and not node.text}
         if split:
             found = found.with_split(split)
+        counts = found.counts.tolist()
         starts = (found.counts.cumsum() - found.counts).tolist()
         for i, node in enumerate(fresh):
             if is_stop[i] and node.text:
-                node.words = found.words_at(np.arange(starts[i], starts[i] + int(found.counts[i])))
+                node.words = found.words_between(starts[i], starts[i] + counts[i])
         self.index.extend_keys(found.counts, found.keys, found.words_at)
 
     def _thin(self) -> None:

@@ -102,7 +102,8 @@ class TokenLedger:
             grown = context - before
             if grown > 0 and at > start:
                 part = estimate[start:at]
-                tokens[start:at] = part * (grown / np.add.reduce(part))  # part.sum(), unwrapped
+                # part.sum() unwrapped, and the product written in place: no array between
+                np.multiply(part, grown / np.add.reduce(part), out=tokens[start:at])
                 self._clean = min(self._clean, start + 1)
         self._anchor = (at, context)
 

@@ -254,10 +254,19 @@ class Tree:
         chain: list[Node] = []
         seen: set[int] = set()
         node: Node | None = leaf
+        # Most entries name a parent that is there and not yet walked, with no relinking in
+        # the way: that step is taken here, and `_parent_of` takes every other.
+        by_uuid, links = self.by_uuid, relink.links
+        guarded = relink.boundary is not None and relink.landing is not None
         while node is not None and node.pos not in seen:
             seen.add(node.pos)
             chain.append(node)
-            node = self._parent_of(node, relink, through_boundaries, seen)
+            link = node.parent
+            parent = by_uuid.get(link) if link is not None and node.uuid not in links else None
+            if parent is not None and parent.pos not in seen:
+                node = relink.landing if guarded and relink.escapes(parent) else parent
+            else:
+                node = self._parent_of(node, relink, through_boundaries, seen)
         chain.reverse()
         return chain
 

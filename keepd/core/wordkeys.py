@@ -41,6 +41,15 @@ class WordKeys:
         """The words at positions `at` of `keys`."""
         return [self.spellings[i] for i in self.spelled[at].tolist()]
 
+    def words_between(self, start: int, stop: int) -> list[str]:
+        """The words at positions `start` to `stop` - 1 of `keys` (one text's, say).
+
+        >>> word_keys(["one parser", "two tokens"]).words_between(0, 2)
+        ['parser', 'two']
+        """
+        spellings = self.spellings
+        return [spellings[i] for i in self.spelled[start:stop].tolist()]
+
     def with_split(self, split: Mapping[int, Sequence[str]]) -> WordKeys:
         """These words, with those of texts split already put in their places (`split`: the
         text's index and its words; its text here was empty).

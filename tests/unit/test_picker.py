@@ -110,6 +110,12 @@ def test_marker_in_the_last_text_block_is_not_listed(marker: str) -> None:
 
 
 @pytest.mark.parametrize("marker", MARKERS)
+def test_a_marker_hides_a_prompt_with_no_other_tag(marker: str) -> None:
+    # is_prompt looks for the markers only in text holding a "<": each brings its own.
+    assert not _listed(_user(f"ran {marker} here"))
+
+
+@pytest.mark.parametrize("marker", MARKERS)
 def test_marker_only_in_an_earlier_text_block_is_listed(marker: str) -> None:
     assert _listed(_user([text(f"{marker}old output"), text("now fix the parser")]))
 
