@@ -13,6 +13,8 @@ borrowed words of one analysis.
 
 from __future__ import annotations
 
+from array import array
+from bisect import bisect_left
 from collections.abc import Callable, Sequence
 from itertools import chain
 
@@ -45,6 +47,35 @@ class Growable:
         start = self.size
         self.grow(len(values))
         self._data[start : self.size] = values
+
+
+class KeySet:
+    """A set of 64-bit keys (hashes) at 8 bytes a key: a sorted array and a few recent ones.
+
+    A Python set of hashes costs some 70 bytes a key; a followed session keeps one per
+    response, which for hundreds of sessions was a tenth of the daemon's memory.
+
+    >>> seen = KeySet()
+    >>> [seen.add(key) for key in (5, -3, 5, 2**62, -3)]
+    [True, True, False, True, False]
+    """
+
+    def __init__(self) -> None:
+        self._sorted: array[int] = array("q")
+        self._recent: set[int] = set()
+
+    def add(self, key: int) -> bool:
+        """Adds `key`; returns whether it was new."""
+        if key in self._recent:
+            return False
+        at = bisect_left(self._sorted, key)
+        if at < len(self._sorted) and self._sorted[at] == key:
+            return False
+        self._recent.add(key)
+        if len(self._recent) > 32 + len(self._sorted) // 16:
+            self._sorted = array("q", sorted(chain(self._sorted, self._recent)))
+            self._recent = set()
+        return True
 
 
 class _FirstSeen:

@@ -127,7 +127,7 @@ def make_node(entry: Entry, pos: int, policy: TextPolicy = DEFAULT_POLICY) -> No
     uuid, parent, logical = get("uuid"), get("parentUuid"), get("logicalParentUuid")
     node = Node(
         pos,
-        kind if type(kind) is str else "unknown",
+        intern(kind) if type(kind) is str else "unknown",  # one "user", not one a node
         intern(uuid) if type(uuid) is str else None,
         intern(parent) if type(parent) is str else None,
         logical if type(logical) is str else None,

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from keepd.core.curve import FloatArray
-from keepd.core.index import Growable, IntArray
+from keepd.core.index import Growable, IntArray, KeySet
 from keepd.core.messages import IMAGE_TOKENS, Node
 from keepd.core.tree import Tree
 
@@ -44,7 +44,7 @@ class TokenLedger:
         self._before = Growable(np.float64)  # tokens of the messages before each message
         self._clean = 0  # `_before` is up to date below this index
         self._anchor: tuple[int, int] | None = None  # (message index, context size)
-        self._responses: set[int] = set()  # hashes of the message ids already counted
+        self._responses = KeySet()  # hashes of the message ids already counted
 
     @property
     def tokens(self) -> FloatArray:
@@ -89,11 +89,7 @@ class TokenLedger:
     def _first_line(self, node: Node) -> bool:
         if node.msg_id is None:
             return True
-        key = hash(node.msg_id)
-        if key in self._responses:
-            return False
-        self._responses.add(key)
-        return True
+        return self._responses.add(hash(node.msg_id))
 
     def _settle(self, at: int, context: int, estimate: FloatArray, tokens: FloatArray) -> None:
         """Shares the growth since the previous response among the messages in between."""

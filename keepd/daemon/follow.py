@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from keepd.daemon.tail import READ_LIMIT
+from keepd.system.heap import release_free_memory
 
 if TYPE_CHECKING:
     from keepd.config import NotifyConfig, WatchConfig
@@ -100,6 +101,7 @@ class Follower:
         evicted = self.registry.evict()
         if evicted:
             log.info("evicted %d idle sessions from memory", evicted)
+            release_free_memory()
         self.reconsider()
         return len(self.registry.sessions)
 

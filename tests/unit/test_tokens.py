@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from keepd.core.index import KeySet
 from keepd.core.messages import Node
 from keepd.core.tokens import (
     DEFAULT_WINDOW,
@@ -291,3 +292,14 @@ def test_without_usage_each_message_weighs_its_estimate(sizes: list[tuple[int, i
     tokens, estimated = message_tokens(nodes)
     assert estimated
     assert tokens.tolist() == [max(node.estimated_tokens, 1.0) for node in nodes]
+
+
+@given(st.lists(st.integers(min_value=-(2**63), max_value=2**63 - 1) | st.integers(0, 40)))
+@settings(max_examples=200)
+def test_key_set_answers_as_a_set_does(keys: list[int]) -> None:
+    """The ledger's compact set of response hashes says "new" exactly when a set would,
+    across its merges of recent keys into the sorted array."""
+    compact, plain = KeySet(), set()
+    for key in keys * 2 + list(range(100)):
+        assert compact.add(key) is (key not in plain)
+        plain.add(key)
