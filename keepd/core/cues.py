@@ -17,7 +17,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any, Protocol
 
 import numpy as np
@@ -175,7 +174,6 @@ class Marked(Protocol):
     marks: int
     files: tuple[str, ...]
     numbers: tuple[str, ...]
-    timestamp: str
     words: Sequence[str]
     quote: str
 
@@ -243,8 +241,6 @@ class CueTally:
         self._turn: set[str] = set()
         self._turn_fresh = 0
         self._finishing = False
-        self.pause: list[float] = []
-        self._last_time = ""
         self._prompt_words = PromptWords()
         self.novelty: list[float] = []
         self.replies: list[bool] = []
@@ -260,7 +256,6 @@ class CueTally:
                 self._finishing = True
             for path in node.files:
                 self._touch(path)
-            self._last_time = node.timestamp
 
     def _open(self, node: Marked) -> None:
         if self.marks:
@@ -272,8 +267,6 @@ class CueTally:
         self.marks.append(node.marks)
         self.new_number.append(any(n not in self._seen_numbers for n in node.numbers))
         self._seen_numbers.update(node.numbers)
-        first = len(self.pause) == 0
-        self.pause.append(0.0 if first else seconds_between(self._last_time, node.timestamp))
         self.novelty.append(self._prompt_words.novelty(node.words))
         self.replies.append(replies(node.quote))
 
@@ -297,19 +290,9 @@ class CueTally:
             np.array(self.new_number, dtype=bool),
             np.array(touched, dtype=np.int64),
             np.array(fresh, dtype=np.int64),
-            pause=np.array(self.pause, dtype=np.float64),
             asides=Asides(
                 np.array(self.novelty, dtype=np.float64),
                 np.array(self.replies, dtype=bool),
             ),
         )
 
-
-def seconds_between(earlier: str, later: str) -> float:
-    """Seconds from one ISO 8601 timestamp to another; 0 when either does not parse."""
-    if not earlier or not later:
-        return 0.0
-    try:
-        return (datetime.fromisoformat(later) - datetime.fromisoformat(earlier)).total_seconds()
-    except (ValueError, TypeError):
-        return 0.0

@@ -11,12 +11,12 @@ them into events needs only the pause threshold, a grading constant.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 from enum import StrEnum
 
 import numpy as np
 import numpy.typing as npt
 
-from keepd.core.cues import seconds_between
 from keepd.core.tree import Branch
 
 _SWITCH, _COMPACTED = 1, 2  # bits of a stop's flags
@@ -62,7 +62,7 @@ def signals(branch: Branch, start: int = 0) -> Signals:
         switched = switched and node.git_branch != previous.git_branch
         after = any(before < at <= index for at in compacted)
         flags.append(_SWITCH * switched | _COMPACTED * after)
-        pauses.append(seconds_between(branch.messages[index - 1].timestamp, node.timestamp))
+        pauses.append(_seconds_between(branch.messages[index - 1].timestamp, node.timestamp))
     return Signals(flags, pauses)
 
 
@@ -83,3 +83,13 @@ def events(
     codes[flagged[(marked & _COMPACTED) > 0]] = 2
     codes[flagged[(marked & _SWITCH) > 0]] = 1
     return codes
+
+
+def _seconds_between(earlier: str, later: str) -> float:
+    """Seconds from one ISO 8601 timestamp to another; 0 when either does not parse."""
+    if not earlier or not later:
+        return 0.0
+    try:
+        return (datetime.fromisoformat(later) - datetime.fromisoformat(earlier)).total_seconds()
+    except (ValueError, TypeError):
+        return 0.0

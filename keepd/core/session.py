@@ -140,7 +140,8 @@ class SessionState:
         self.branch()
         cues = self.cue_tally.cues()
         words = self.index.uses_by_message[self.stop_indices()]
-        return dataclasses.replace(cues, words=np.asarray(words, dtype=np.int64))
+        pauses = np.array(self._pauses.view(), dtype=np.float64)  # the events' own, kept per stop
+        return dataclasses.replace(cues, words=np.asarray(words, dtype=np.int64), pause=pauses)
 
     def _forget(self) -> None:
         """Keeps only what the analysis of an appended-to branch needs (compact mode)."""
