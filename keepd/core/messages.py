@@ -239,11 +239,7 @@ def _fill_message(node: Node, entry: Entry, policy: TextPolicy) -> None:
         category = "injected"
     else:
         category = "prompt"
-    counted: list[str] = []
-    for block in blocks:  # `_count`, written out: this runs for every message
-        _take(node, block, category, policy, counted)
-    if counted:
-        node.text = " ".join(counted)
+    _count(node, blocks, category, policy)
     if node.kind == "assistant":
         _fill_assistant(node, entry, message)
     else:
