@@ -37,6 +37,7 @@ from keepd.core.newest import COMPACTION, HEIGHT, POINTS, ZONE_FEATURES, Column,
 FloatArray = npt.NDArray[np.float64]
 BoolArray = npt.NDArray[np.bool_]
 Fitter = Callable[[frozenset[str]], Newest]
+Extra = Callable[[Prepared], list[Column]]  # columns a probe adds (evaluation/embed_probe.py)
 
 BASE = [POINTS, HEIGHT, *ZONE_FEATURES]
 NOT_SIGNALS = frozenset({*BASE, COMPACTION})
@@ -98,15 +99,17 @@ class Case:
         return np.column_stack([by_name[name] for name in names])[self.usable]
 
 
-def case_of(prepared: Prepared, sessions: Iterable[str]) -> Case:
+def case_of(prepared: Prepared, sessions: Iterable[str], extra: Extra | None = None) -> Case:
+    """A prepared session's or join's case; `extra` adds columns of its own (a probe's)."""
     p = prepared
     before = grade(
         p.curve, p.frees, dataclasses.replace(DEFAULT_TUNING, newest=None), p.events, p.cues
     )
+    columns = newest_features(p.curve, p.frees, DEFAULT_TUNING, p.events, p.cues)
     return Case(
         p.case.name,
         frozenset(sessions),
-        newest_features(p.curve, p.frees, DEFAULT_TUNING, p.events, p.cues),
+        columns + (extra(p) if extra is not None else []),
         usable_stops(p.curve, p.frees, DEFAULT_TUNING),
         p.curve.sc,
         bare_stops(p.cues, len(p.curve)),
@@ -238,13 +241,14 @@ class Data:
         return fitter(training, names, setting.ridge)
 
 
-def load(shared: Path, count: int) -> Data:
+def load(shared: Path, count: int, extra: Extra | None = None) -> Data:
+    """The calibration sessions' and joins' cases (`extra`: columns a probe adds to each)."""
     labelled = labels.load(shared)
-    cases = {item.name: case_of(item.prepared, {item.name}) for item in labelled}
+    cases = {item.name: case_of(item.prepared, {item.name}, extra) for item in labelled}
     with tempfile.TemporaryDirectory(prefix="keepd-fit-") as folder:
         joins = {
             group.title: [
-                case_of(prepare(case), case.pieces)
+                case_of(prepare(case), case.pieces, extra)
                 for case in group.cases(shared, Path(folder), count)
             ]
             for group in CALIBRATION

@@ -57,6 +57,16 @@ def stops_of(case: Labelled, tuning: Tuning = DEFAULT_TUNING) -> Stops:
     assert p.cues is not None
     high = heights(p.curve, p.frees, tuning) >= tuning.subtopic
     signals = score(p.cues, p.events, high, tuning.points, tuning.pause_minutes * 60).signals
+    fitted, task = fitted_stops(case, tuning)
+    features = np.column_stack([s.present for s in signals]).astype(np.float64)
+    return Stops(case, tuple(s.field for s in signals), features[fitted], task[fitted])
+
+
+def fitted_stops(
+    case: Labelled, tuning: Tuning = DEFAULT_TUNING
+) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.bool_]]:
+    """Which of a session's stops the fit reads, and which stops are tasks (every stop)."""
+    p = case.prepared
     usable = usable_stops(p.curve, p.frees, tuning)
     tasks = {k for pair in case.task_switches() for k in pair}
     task = np.array([k in tasks for k in range(len(p.curve))], dtype=bool)
@@ -64,9 +74,7 @@ def stops_of(case: Labelled, tuning: Tuning = DEFAULT_TUNING) -> Stops:
     near = np.array([any(abs(k - j) <= 1 for j in marked) for k in range(len(p.curve))])
     # A ●●● zone within one stop of any reader's boundary is not wrong: those stops teach the
     # model nothing either way, so only stops no reader marked near them are counter-examples.
-    fitted = usable & (task | ~near)
-    features = np.column_stack([s.present for s in signals]).astype(np.float64)
-    return Stops(case, tuple(s.field for s in signals), features[fitted], task[fitted])
+    return usable & (task | ~near), task
 
 
 def fit(features: FloatArray, task: npt.NDArray[np.bool_], ridge: float = RIDGE) -> FloatArray:
