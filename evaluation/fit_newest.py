@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import math
 import sys
 import tempfile
 from collections.abc import Callable, Iterable, Sequence
@@ -29,9 +28,10 @@ import numpy as np
 import numpy.typing as npt
 
 from evaluation import labels
-from evaluation.cases import CALIBRATION, find_shared
+from evaluation.cases import CALIBRATION, find_shared, label_file
 from evaluation.logistic import ridge_logistic
 from evaluation.markdown import percent, table
+from evaluation.outcomes import Outcomes
 from evaluation.piece_gold import agreed
 from evaluation.score import Prepared, prepare
 from keepd.core.cued import bare_stops, usable_stops
@@ -187,53 +187,6 @@ def fitter(training: list[Rows], names: list[str], ridge: float) -> Fitter:
     return model
 
 
-def clustered_error(hits: Sequence[bool], clusters: Sequence[str]) -> float:
-    """The standard error of the share of `hits` (or of the mean of paired differences), the
-    cases of one cluster counted together (the cluster-robust estimate).
-
-    >>> round(clustered_error([True, False, True, False], ["a", "b", "c", "d"]), 3)
-    0.289
-    >>> clustered_error([True, True, False, False], ["a", "a", "b", "b"])
-    0.5
-    """
-    return _clustered([float(hit) for hit in hits], clusters)
-
-
-def _clustered(values: Sequence[float], clusters: Sequence[str]) -> float:
-    n = len(values)
-    mean = sum(values) / max(n, 1)
-    sums: dict[str, float] = {}
-    for value, cluster in zip(values, clusters, strict=True):
-        sums[cluster] = sums.get(cluster, 0.0) + value - mean
-    g = len(sums)
-    if g < 2:
-        return 0.0
-    return math.sqrt(g / (g - 1) * sum(v * v for v in sums.values())) / n
-
-
-@dataclass(frozen=True, slots=True)
-class Outcomes:
-    """Whether each case's pick is right (within one of the newest, or of a join's gold), and
-    the tail each case's errors go with."""
-
-    hits: tuple[bool, ...]
-    tails: tuple[str, ...]
-    exact: tuple[bool, ...] = ()  # a join's pick at its gold
-
-    def share(self) -> str:
-        n = max(len(self.hits), 1)
-        return f"{percent(sum(self.exact) / n)} / {percent(sum(self.hits) / n)}"
-
-    def error(self) -> str:
-        return f"±{100 * clustered_error(self.hits, self.tails):.0f}"
-
-    def gain(self, base: Outcomes) -> str:
-        """The change in the share of right picks from `base`'s, case by case, and its error."""
-        diff = [float(a) - float(b) for a, b in zip(self.hits, base.hits, strict=True)]
-        mean = sum(diff) / max(len(diff), 1)
-        return f"{100 * mean:+.1f} ±{100 * _clustered(diff, self.tails):.1f}"
-
-
 @dataclass(frozen=True, slots=True)
 class Figures:
     """Picks within one of the labelled sessions' newest piece; each join group's picks at /
@@ -373,16 +326,24 @@ def chosen(data: Data) -> tuple[Newest, str]:
     return model, "\n".join(lines) + "\n\nin sample: " + "; ".join(found.cells())
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m evaluation.fit_newest", description=__doc__)
+def data_from_args(prog: str, doc: str | None, argv: list[str] | None) -> Data | None:
+    """The calibration data a command line names (--shared, --count); None, said on stderr,
+    when no corpus is found."""
+    parser = argparse.ArgumentParser(prog=f"python -m evaluation.{prog}", description=doc)
     parser.add_argument("--shared", type=Path, help="the shared folder (default: ../shared)")
     parser.add_argument("--count", type=int, default=150, help="cross-project joins of two")
     args = parser.parse_args(argv)
     shared = args.shared or find_shared()
-    if shared is None:
-        print("fit_newest: no ../shared corpus found (give --shared)", file=sys.stderr)
+    if shared is None or not label_file(shared, False).is_file():
+        print(f"{prog}: no ../shared corpus with its labels found (give --shared)", file=sys.stderr)
+        return None
+    return load(shared, args.count)
+
+
+def main(argv: list[str] | None = None) -> int:
+    data = data_from_args("fit_newest", __doc__, argv)
+    if data is None:
         return 2
-    data = load(shared, args.count)
     print(
         "leave-one-session-out (a join: without every session it is made of); ± a standard"
         " error, joins of one tail counted together\n"

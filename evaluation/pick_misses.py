@@ -11,18 +11,22 @@ too: joins of one tail share its stops and miss together. Nothing held out is re
 
 from __future__ import annotations
 
-import argparse
-import sys
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 
 from evaluation import labels
-from evaluation.cases import find_shared
-from evaluation.fit_newest import CHOSEN, CHOSEN_FLOOR, Case, Data, Fitter, floored, load
+from evaluation.fit_newest import (
+    CHOSEN,
+    CHOSEN_FLOOR,
+    Case,
+    Data,
+    Fitter,
+    data_from_args,
+    floored,
+)
 from evaluation.markdown import table
 from keepd.core.newest import POINTS, ZONE_FEATURES, Newest, chances
 
@@ -111,7 +115,7 @@ class JoinMiss:
     group: str
     tail: str
     cause: str
-    moved: bool  # the gold is off the junction: a task inside the tail
+    moved: bool  # the gold is not the junction alone: a task inside the tail
     gold_zone: str
 
 
@@ -127,7 +131,7 @@ def join_misses(data: Data, model: Fitter, marks: Mapping[str, bool]) -> list[Jo
             cause = join_cause(pick, case.gold, junction, marked)
             zones = [seen(case, fitted, k).zone for k in case.gold]
             zone = next((z for z in zones if z != "no zone"), "no zone")
-            moved = junction not in case.gold
+            moved = tuple(case.gold) != (junction,)  # as `python -m evaluation` counts
             out.append(JoinMiss(title, case.tail, cause, moved, zone))
     return out
 
@@ -210,7 +214,7 @@ def report(data: Data) -> str:
         [
             "labelled sessions whose pick misses the newest piece (leave one session out):",
             labelled,
-            "calibration joins by cause (in brackets: of them, gold off the junction):",
+            "calibration joins by cause (in brackets: of them, gold moved off the junction):",
             cause_table(misses, groups),
             "missed joins by what the model reads at their gold:",
             zone_table(misses, groups),
@@ -221,15 +225,10 @@ def report(data: Data) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m evaluation.pick_misses", description=__doc__)
-    parser.add_argument("--shared", type=Path, help="the shared folder (default: ../shared)")
-    parser.add_argument("--count", type=int, default=150, help="cross-project joins of two")
-    args = parser.parse_args(argv)
-    shared = args.shared or find_shared()
-    if shared is None:
-        print("pick_misses: no ../shared corpus found (give --shared)", file=sys.stderr)
+    data = data_from_args("pick_misses", __doc__, argv)
+    if data is None:
         return 2
-    print(report(load(shared, args.count)))
+    print(report(data))
     return 0
 
 

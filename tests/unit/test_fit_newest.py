@@ -7,7 +7,8 @@ import dataclasses
 
 import numpy as np
 
-from evaluation.fit_newest import Case, Outcomes, clustered_error, fit, rows
+from evaluation.fit_newest import Case, fit, rows
+from evaluation.outcomes import Outcomes, clustered_error
 from keepd.core.newest import Newest
 
 
