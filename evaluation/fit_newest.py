@@ -8,7 +8,10 @@ variant, a boundary of either kind); in a join, a stop whose prompt is such a st
 session, or a junction. The fit is a ridge logistic regression (Newton steps; the intercept is
 not penalised). Target, features, ridge and floor are chosen on cross-validated figures: each
 labelled session's pick comes from a model fitted without it (nor any join holding it), each
-join's from one fitted without every session it is made of. Nothing held out is read.
+join's from one fitted without every session it is made of. Each figure carries its standard
+error, a join's counted with every join of the same tail (joins of one tail miss together, so
+150 joins are worth far fewer draws), and each setting its difference from the chosen one,
+paired case by case, with the error of that difference. Nothing held out is read.
 """
 
 from __future__ import annotations
@@ -25,9 +28,10 @@ import numpy as np
 import numpy.typing as npt
 
 from evaluation import labels
-from evaluation.cases import CALIBRATION, find_shared
+from evaluation.cases import CALIBRATION, find_shared, label_file
 from evaluation.logistic import ridge_logistic
 from evaluation.markdown import percent, table
+from evaluation.outcomes import Outcomes
 from evaluation.piece_gold import agreed
 from evaluation.score import Prepared, prepare
 from keepd.core.cued import bare_stops, usable_stops
@@ -68,6 +72,7 @@ SETTINGS = [
     *(Setting(name, "task", ridge) for name in FEATURE_SETS for ridge in (1.0, 10.0, 30.0)),
     *(Setting(name, "task", 10.0, 0.0) for name in FEATURE_SETS),
     Setting(CHOSEN.features, "task or step"),
+    Setting(CHOSEN.features, "task or the newest piece"),
     Setting(CHOSEN.features, "task", 10.0, 0.3),
 ]
 
@@ -87,6 +92,7 @@ class Case:
     gold: tuple[int, ...]  # a join's gold stops (piece_gold.py); () for a labelled session
     junctions: tuple[str, ...] = ()
     fallback: int | None = None  # the pick rule before the model's, taken under its floor
+    tail: str = ""  # the session its last stop is from (a join's last piece)
 
     def pick(self, model: Newest) -> int | None:
         k = newest_at(
@@ -118,17 +124,24 @@ def case_of(prepared: Prepared, sessions: Iterable[str], extra: Extra | None = N
         p.at_gold() if p.case.pieces else (),
         p.case.junctions,
         None if before.pick is None else before.pick.best,
+        p.case.pieces[-1] if p.case.pieces else p.case.name,
     )
 
 
 def marked(labelled: Sequence[labels.Labelled], target: str) -> set[str]:
-    """The prompt uuids of the stops both readers mark as a task (or as either kind)."""
+    """The prompt uuids of the stops both readers mark as a task (or as either kind, or as a
+    task or the stop where both readers' newest piece begins, step or task)."""
     found = set()
     for item in labelled:
         a, b = item.readers
         pairs = (
-            item.task_switches() if target == "task" else agreed(sorted(a.kinds), sorted(b.kinds))
+            agreed(sorted(a.kinds), sorted(b.kinds))
+            if target == "task or step"
+            else item.task_switches()
         )
+        newest = item.newest() if target == "task or the newest piece" else None
+        if newest is not None and max(newest) > 0:
+            pairs.append(newest)
         found |= {item.prepared.uuids[k] for pair in pairs for k in pair}
     return {uuid for uuid in found if uuid is not None}
 
@@ -179,17 +192,24 @@ def fitter(training: list[Rows], names: list[str], ridge: float) -> Fitter:
 
 @dataclass(frozen=True, slots=True)
 class Figures:
-    """Picks within one of the labelled sessions' newest piece; each join group's share of
-    picks at / within one of its gold."""
+    """Picks within one of the labelled sessions' newest piece; each join group's picks at /
+    within one of its gold; each with its standard error."""
 
-    near: int
-    judged: int
-    joins: dict[str, tuple[float, float]]
+    labelled: Outcomes
+    joins: dict[str, Outcomes]
 
     def cells(self) -> list[str]:
+        hits = self.labelled.hits
+        near = f"{sum(hits)}/{len(hits)} ({percent(sum(hits) / max(len(hits), 1))})"
         return [
-            f"{self.near}/{self.judged} ({percent(self.near / max(self.judged, 1))})",
-            *(f"{percent(at)} / {percent(within)}" for at, within in self.joins.values()),
+            f"{near} {self.labelled.error()}",
+            *(f"{found.share()} {found.error()}" for found in self.joins.values()),
+        ]
+
+    def gains(self, base: Figures) -> list[str]:
+        return [
+            self.labelled.gain(base.labelled),
+            *(found.gain(base.joins[title]) for title, found in self.joins.items()),
         ]
 
 
@@ -201,19 +221,23 @@ def figures(
 ) -> Figures:
     """The picks of `model(sessions left out)` on every labelled session and join."""
     verdicts = [
-        labels.pick_near(item.newest(), cases[item.name].pick(model(frozenset({item.name}))))
+        (
+            item.name,
+            labels.pick_near(item.newest(), cases[item.name].pick(model(frozenset({item.name})))),
+        )
         for item in labelled
     ]
-    judged = [v for v in verdicts if v is not None]
+    judged = [(name, v) for name, v in verdicts if v is not None]
+    found = Outcomes(tuple(v for _, v in judged), tuple(name for name, _ in judged))
     shares = {}
-    for title, found in joins.items():
-        distances = [_distance(case.pick(model(case.sessions)), case.gold) for case in found]
-        n = max(len(distances), 1)
-        shares[title] = (
-            sum(1 for d in distances if d == 0) / n,
-            sum(1 for d in distances if d is not None and d <= 1) / n,
+    for title, group in joins.items():
+        distances = [_distance(case.pick(model(case.sessions)), case.gold) for case in group]
+        shares[title] = Outcomes(
+            tuple(d is not None and d <= 1 for d in distances),
+            tuple(case.tail for case in group),
+            tuple(d == 0 for d in distances),
         )
-    return Figures(sum(judged), len(judged), shares)
+    return Figures(found, shares)
 
 
 def _distance(pick: int | None, gold: tuple[int, ...]) -> int | None:
@@ -257,40 +281,43 @@ def load(shared: Path, count: int, extra: Extra | None = None) -> Data:
 
 
 def cross_validated(data: Data) -> str:
-    rows_out = []
+    """Every setting's figures left one session out, then their differences from the chosen
+    setting's (within one, case by case)."""
+    base = figures(data.labelled, data.cases, data.joins, floored(data.model(CHOSEN), CHOSEN_FLOOR))
+    found, gains = [], []
     for setting in SETTINGS:
         model = data.model(setting)
         for floor in FLOORS:
-            cv = figures(
-                data.labelled,
-                data.cases,
-                data.joins,
-                _floored(model, floor),
-            )
+            cv = figures(data.labelled, data.cases, data.joins, floored(model, floor))
             joins = "joins' rows" if setting.joins == 1 else f"joins' rows x{setting.joins:g}"
-            rows_out.append(
+            names = [
+                setting.features,
+                setting.target,
+                f"{setting.ridge:g}",
+                joins if setting.joins else "labelled rows only",
+                f"{floor:g}",
+            ]
+            found.append([*names, *cv.cells()])
+            gains.append([*names, *cv.gains(base)])
+    headers = ["features", "target", "ridge", "rows", "floor"]
+    titles = list(data.joins)
+    return "\n\n".join(
+        [
+            table(
                 [
-                    setting.features,
-                    setting.target,
-                    f"{setting.ridge:g}",
-                    joins if setting.joins else "labelled rows only",
-                    f"{floor:g}",
-                    *cv.cells(),
-                ]
-            )
-    headers = [
-        "features",
-        "target",
-        "ridge",
-        "rows",
-        "floor",
-        "pick within one of the newest",
-        *(f"{title}: at / within one of the gold" for title in data.joins),
-    ]
-    return table(headers, rows_out)
+                    *headers,
+                    "pick within one of the newest",
+                    *(f"{title}: at / within one of the gold" for title in titles),
+                ],
+                found,
+            ),
+            "the same, within one against the chosen setting's (points, case by case):",
+            table([*headers, "pick within one of the newest", *titles], gains),
+        ]
+    )
 
 
-def _floored(model: Fitter, floor: float) -> Fitter:
+def floored(model: Fitter, floor: float) -> Fitter:
     return lambda out: dataclasses.replace(model(out), floor=floor)
 
 
@@ -303,17 +330,28 @@ def chosen(data: Data) -> tuple[Newest, str]:
     return model, "\n".join(lines) + "\n\nin sample: " + "; ".join(found.cells())
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m evaluation.fit_newest", description=__doc__)
+def data_from_args(prog: str, doc: str | None, argv: list[str] | None) -> Data | None:
+    """The calibration data a command line names (--shared, --count); None, said on stderr,
+    when no corpus is found."""
+    parser = argparse.ArgumentParser(prog=f"python -m evaluation.{prog}", description=doc)
     parser.add_argument("--shared", type=Path, help="the shared folder (default: ../shared)")
     parser.add_argument("--count", type=int, default=150, help="cross-project joins of two")
     args = parser.parse_args(argv)
     shared = args.shared or find_shared()
-    if shared is None:
-        print("fit_newest: no ../shared corpus found (give --shared)", file=sys.stderr)
+    if shared is None or not label_file(shared, False).is_file():
+        print(f"{prog}: no ../shared corpus with its labels found (give --shared)", file=sys.stderr)
+        return None
+    return load(shared, args.count)
+
+
+def main(argv: list[str] | None = None) -> int:
+    data = data_from_args("fit_newest", __doc__, argv)
+    if data is None:
         return 2
-    data = load(shared, args.count)
-    print("leave-one-session-out (a join: without every session it is made of)\n")
+    print(
+        "leave-one-session-out (a join: without every session it is made of); ± a standard"
+        " error, joins of one tail counted together\n"
+    )
     print(cross_validated(data))
     _, text = chosen(data)
     print(f"\nchosen: {CHOSEN}, floor {CHOSEN_FLOOR:g}, fitted on every calibration row\n")

@@ -8,6 +8,7 @@ import dataclasses
 import numpy as np
 
 from evaluation.fit_newest import Case, fit, rows
+from evaluation.outcomes import Outcomes, clustered_error
 from keepd.core.newest import Newest
 
 
@@ -51,3 +52,18 @@ def test_rows_are_the_usable_stops_marked_by_both_readers_or_a_junction() -> Non
     # Under the model's floor the pick falls back to the rule before it.
     fallback = dataclasses.replace(case, fallback=2)
     assert fallback.pick(Newest(intercept=-9.0)) == 2
+
+
+def test_a_clustered_error_counts_a_tail_s_joins_as_one_draw() -> None:
+    hits = [True, True, False, False]
+    apart = clustered_error(hits, ["a", "b", "c", "d"])
+    together = clustered_error(hits, ["a", "a", "b", "b"])
+    assert together > apart > 0
+    assert clustered_error(hits, ["a"] * 4) == 0.0  # one cluster: no spread to measure
+
+
+def test_a_gain_is_the_paired_change_in_right_picks() -> None:
+    base = Outcomes((True, False, False, False), ("a", "b", "c", "d"))
+    better = Outcomes((True, True, True, False), ("a", "b", "c", "d"))
+    assert better.gain(base).startswith("+50.0 ±")
+    assert base.gain(base) == "+0.0 ±0.0"
