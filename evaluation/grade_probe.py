@@ -45,7 +45,8 @@ FloatArray = npt.NDArray[np.float64]
 BoolArray = npt.NDArray[np.bool_]
 CONTINUOUS = ("log pause", "log prompt words", "new words share", "new files share", "height")
 DISTANCES = ("words: reply", "words: prompt-reply")
-GRID = tuple(round(t, 2) for t in np.arange(-4.0, 4.01, 0.1))  # thresholds of a fitted logit
+GRID = tuple(round(float(t), 2) for t in np.arange(-4.0, 4.01, 0.1))  # thresholds of a fitted logit
+HALVES = GRID[::5]  # coarser thresholds: fewer to fit to the noise
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,6 +127,11 @@ VARIANTS = (
     Variant("(c3) + continuous cues and word distances", (*CONTINUOUS, *DISTANCES)),
     Variant("(c3), ridge 0.3", (*CONTINUOUS, *DISTANCES), ridge=0.3),
     Variant("(c3), ridge 3", (*CONTINUOUS, *DISTANCES), ridge=3.0),
+    Variant("(c3), ridge 10", (*CONTINUOUS, *DISTANCES), ridge=10.0),
+    Variant("(c3), thresholds in halves", (*CONTINUOUS, *DISTANCES), grid=HALVES),
+    Variant("(c2), thresholds in halves", DISTANCES, grid=HALVES),
+    Variant("(b), thresholds in halves", grid=HALVES),
+    Variant("pause, prompt words and distances", ("log pause", "log prompt words", *DISTANCES)),
 )
 NAMES = (*CONTINUOUS, *DISTANCES)
 
