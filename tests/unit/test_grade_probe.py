@@ -9,7 +9,7 @@ import numpy as np
 import orjson
 
 from evaluation import labels
-from evaluation.grade_probe import VARIANTS, Session, graded, raw_weights, session_of
+from evaluation.grade_probe import NAMES, Session, graded, raw_weights, session_of
 
 
 def _stops(n: int = 3000) -> tuple[np.ndarray, np.ndarray]:
@@ -60,4 +60,4 @@ def test_keepd_s_points_grade_as_keepd_grades(shared: Path, tmp_path: Path) -> N
     )
     words_only = graded(session, session.binary @ today, 99.0)  # no cue reaches it
     assert set(words_only.clear) < set(found.clear)  # the cues made ●●● zones of their own here
-    assert session.extra.shape == (len(session.task), len(VARIANTS[-1].extra))
+    assert session.extra.shape == (len(session.task), len(NAMES))
