@@ -20,7 +20,6 @@ import argparse
 import dataclasses
 import math
 import sys
-from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,7 +29,7 @@ import numpy.typing as npt
 
 from evaluation import labels
 from evaluation.cases import find_shared
-from evaluation.embed_probe import stop_texts, word_distance
+from evaluation.embed_probe import stop_texts, word_distances
 from evaluation.fit_points import RIDGE, TOTALS, at_boundary, by_rule, fitted_stops, share
 from evaluation.labels import Labelled, LabelSummary, SessionScore
 from evaluation.logistic import ridge_logistic
@@ -38,7 +37,6 @@ from evaluation.markdown import table
 from keepd.core.cued import with_points
 from keepd.core.grade import DEFAULT_TUNING, Grading, grade, heights
 from keepd.core.points import DEFAULT_POINTS, Scored, Signal, score
-from keepd.core.words import content_words
 from keepd.core.zone import Zone
 
 FloatArray = npt.NDArray[np.float64]
@@ -65,6 +63,8 @@ class Session:
 
 
 def session_of(case: Labelled) -> Session:
+    """A labelled session's stops: its cues as keepd scores them, the continuous values and
+    distances beside them, and its words' zones (before the cues, without the event pick)."""
     p = case.prepared
     assert p.cues is not None
     tuning = DEFAULT_TUNING
@@ -99,12 +99,7 @@ def continuous(case: Labelled, high: FloatArray) -> FloatArray:
 
 def distances(case: Labelled) -> list[FloatArray]:
     """The two word-count distances of every stop (0 at the first), as embed_probe.py's."""
-    prompts, replies = stop_texts(case.prepared)
-    words_p = [Counter(content_words(text)) for text in prompts]
-    words_r = [Counter(content_words(text)) for text in replies]
-    reply = [0.0, *(word_distance(words_r[k], words_r[k - 1]) for k in range(1, len(prompts)))]
-    prompt = [0.0, *(word_distance(words_p[k], words_r[k - 1]) for k in range(1, len(prompts)))]
-    return [np.asarray(reply), np.asarray(prompt)]
+    return [np.asarray([0.0, *column]) for column in word_distances(*stop_texts(case.prepared))]
 
 
 @dataclass(frozen=True, slots=True)
