@@ -135,15 +135,23 @@ def distances(prepared: Prepared, embed: Embed) -> list[Column]:
     """The four distances of every stop (0 at the first), by name (`DISTANCES`)."""
     prompts, replies = stop_texts(prepared)
     vectors_p, vectors_r = embed(prompts), embed(replies)
-    words_p = [Counter(content_words(text)) for text in prompts]
-    words_r = [Counter(content_words(text)) for text in replies]
     columns = [
         [cosine_distance(vectors_r[k], vectors_r[k - 1]) for k in range(1, len(prompts))],
         [cosine_distance(vectors_p[k], vectors_r[k - 1]) for k in range(1, len(prompts))],
+        *word_distances(prompts, replies),
+    ]
+    return [(name, [0.0, *values]) for name, values in zip(DISTANCES, columns, strict=True)]
+
+
+def word_distances(prompts: Sequence[str], replies: Sequence[str]) -> list[list[float]]:
+    """From the second stop on, the word-count distance of each turn's text to the turn
+    before's, and of each prompt to the turn before's text."""
+    words_p = [Counter(content_words(text)) for text in prompts]
+    words_r = [Counter(content_words(text)) for text in replies]
+    return [
         [word_distance(words_r[k], words_r[k - 1]) for k in range(1, len(prompts))],
         [word_distance(words_p[k], words_r[k - 1]) for k in range(1, len(prompts))],
     ]
-    return [(name, [0.0, *values]) for name, values in zip(DISTANCES, columns, strict=True)]
 
 
 def cosine_distance(a: FloatArray, b: FloatArray) -> float:

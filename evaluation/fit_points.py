@@ -121,12 +121,24 @@ def chosen_total(cases: Sequence[Labelled], points: Points) -> float:
     """The ●●● total that finds the most task switches while ●●● stays at a reader boundary
     in `FLOOR` or more one standard error down (of equals, the higher total; none passing:
     the highest tried)."""
-    best: tuple[int, float] | None = None
-    for total in TOTALS:
-        s = labels.summarise(scores(cases, dataclasses.replace(points, clear=total)))
+    swept = [labels.summarise(scores(cases, dataclasses.replace(points, clear=t))) for t in TOTALS]
+    return TOTALS[by_rule(swept)]
+
+
+def by_rule(swept: Sequence[LabelSummary]) -> int:
+    """Of summaries at rising thresholds, the index of the one finding the most task switches
+    while ●●● stays at a reader boundary in `FLOOR` or more one standard error down (of equals,
+    the higher threshold; none passing: the highest).
+
+    >>> at = lambda found, clear, false: LabelSummary(37, found, clear, false, 24, 0)
+    >>> by_rule([at(32, 78, 12), at(30, 70, 5), at(30, 66, 4), at(25, 50, 1)])
+    2
+    """
+    best: tuple[int, int] | None = None
+    for i, s in enumerate(swept):
         if lower(*at_boundary(s)) >= FLOOR and (best is None or s.found >= best[0]):
-            best = (s.found, total)
-    return best[1] if best is not None else TOTALS[-1]
+            best = (s.found, i)
+    return best[1] if best is not None else len(swept) - 1
 
 
 def cross_validated(sessions: Sequence[Stops], keep: Sequence[str]) -> list[SessionScore]:
@@ -145,10 +157,10 @@ def figures(found: Sequence[SessionScore]) -> list[str]:
     """Task switches found, ●●● at a reader boundary, picks within one: each with its share
     and one standard error."""
     s = labels.summarise(found)
-    return [_share(s.found, s.switches), _share(*at_boundary(s)), _share(s.picks_near, s.sessions)]
+    return [share(s.found, s.switches), share(*at_boundary(s)), share(s.picks_near, s.sessions)]
 
 
-def _share(hits: int, total: int) -> str:
+def share(hits: int, total: int) -> str:
     share = hits / max(total, 1)
     error = math.sqrt(share * (1 - share) / max(total, 1))
     return f"{hits}/{total} ({share:.0%} ± {error:.0%})"

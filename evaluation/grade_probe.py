@@ -1,0 +1,374 @@
+"""`python -m evaluation.grade_probe`: measures whether a better-ranking stop score finds more
+task switches at the same precision: the cues' rounded points (as keepd grades today), the same
+points unrounded, and a calibrated probability with continuous signals added.
+
+Each variant scores every stop; ●●● is given where the score passes a threshold, exactly as
+`cued.with_points` gives it for the points' total (the words' own zones, then the cued stops that
+are not beaten by a neighbour), and the grades are counted by `labels.score_grading`. Left one
+session out: the weights are fitted and the threshold chosen on the 27 others by fit_points' rule
+(the most task switches while ●●● zones stay at a reader boundary in `FLOOR` or more one standard
+error down), then the session left out is graded. The continuous signals are those the cues
+threshold (the pause, the prompt's length, the share of new words, the new files' share, the words'
+height) and two plain word-count distances (embed_probe.py): the assistant's text of a stop's turn
+against the turn before, and the prompt against the turn before's text. Calibration labels only;
+held-out labels are never read.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import math
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+
+from evaluation import labels
+from evaluation.cases import find_shared
+from evaluation.embed_probe import stop_texts, word_distances
+from evaluation.fit_points import RIDGE, TOTALS, at_boundary, by_rule, fitted_stops, share
+from evaluation.labels import Labelled, LabelSummary, SessionScore
+from evaluation.logistic import ridge_logistic
+from evaluation.markdown import table
+from keepd.core.cued import with_points
+from keepd.core.grade import DEFAULT_TUNING, Grading, grade, heights
+from keepd.core.points import DEFAULT_POINTS, Scored, Signal, score
+from keepd.core.zone import Zone
+
+FloatArray = npt.NDArray[np.float64]
+BoolArray = npt.NDArray[np.bool_]
+CONTINUOUS = ("log pause", "log prompt words", "new words share", "new files share", "height")
+DISTANCES = ("words: reply", "words: prompt-reply")
+GRID = tuple(round(float(t), 2) for t in np.arange(-4.0, 4.01, 0.1))  # thresholds of a fitted logit
+HALVES = GRID[::5]  # coarser thresholds: fewer to fit to the noise
+
+
+@dataclass(frozen=True, slots=True)
+class Session:
+    """One labelled session: every stop's features, and what grading reads besides the score."""
+
+    case: Labelled
+    signals: list[Signal]  # the cues, as `points.score` names them (for with_points' reasons)
+    binary: FloatArray  # stops x cue signals, 0 or 1
+    extra: FloatArray  # stops x (CONTINUOUS + DISTANCES)
+    fitted: BoolArray  # the stops the fit reads (fit_points.fitted_stops)
+    task: BoolArray
+    zones: list[Zone]  # the words' zones before the cues
+    heights: FloatArray
+    wiggle: float
+
+
+def session_of(case: Labelled) -> Session:
+    """A labelled session's stops: its cues as keepd scores them, the continuous values and
+    distances beside them, and its words' zones (before the cues, without the event pick)."""
+    p = case.prepared
+    assert p.cues is not None
+    tuning = DEFAULT_TUNING
+    high = heights(p.curve, p.frees, tuning)
+    pause = tuning.pause_minutes * 60
+    signals = score(p.cues, p.events, high >= tuning.subtopic, tuning.points, pause).signals
+    binary = np.column_stack([s.present for s in signals]).astype(np.float64)
+    words_only = grade(p.curve, p.frees, tuning, p.events)
+    zones = [zone for zone in words_only.zones if zone.event is None]  # not the event pick
+    fitted, task = fitted_stops(case, tuning)
+    extra = np.column_stack([continuous(case, high), *distances(case)])
+    return Session(case, signals, binary, extra, fitted, task, zones, high, words_only.wiggle)
+
+
+def continuous(case: Labelled, high: FloatArray) -> FloatArray:
+    """The values the cues threshold, on the scales a fit can weigh (`CONTINUOUS`)."""
+    cues = case.prepared.cues
+    assert cues is not None
+    stops = len(cues)
+    pause = cues.pause if cues.pause is not None else np.zeros(stops)
+    words = cues.words if cues.words is not None else np.zeros(stops)
+    return np.column_stack(
+        [
+            np.log1p(np.maximum(np.nan_to_num(pause), 0.0) / 60),
+            np.log1p(words.astype(np.float64)),
+            cues.aside().novelty,
+            cues.fresh_share(DEFAULT_POINTS.turns_ahead),
+            np.clip(high, -2.0, 6.0),
+        ]
+    )
+
+
+def distances(case: Labelled) -> list[FloatArray]:
+    """The two word-count distances of every stop (0 at the first), as embed_probe.py's."""
+    return [np.asarray([0.0, *column]) for column in word_distances(*stop_texts(case.prepared))]
+
+
+@dataclass(frozen=True, slots=True)
+class Variant:
+    """A stop score: which extra columns it reads, whether its weights are rounded to halves,
+    and the thresholds its rule may choose from."""
+
+    name: str
+    extra: tuple[str, ...] = ()
+    rounded: bool = False
+    grid: tuple[float, ...] = GRID
+    ridge: float = RIDGE
+
+
+VARIANTS = (
+    Variant("(a) points, rounded (today)", rounded=True, grid=TOTALS),
+    Variant("(b) points, unrounded"),
+    Variant("(c1) + continuous cues", CONTINUOUS),
+    Variant("(c2) + word distances", DISTANCES),
+    Variant("(c3) + continuous cues and word distances", (*CONTINUOUS, *DISTANCES)),
+    Variant("(c3), ridge 0.3", (*CONTINUOUS, *DISTANCES), ridge=0.3),
+    Variant("(c3), ridge 3", (*CONTINUOUS, *DISTANCES), ridge=3.0),
+    Variant("(c3), ridge 10", (*CONTINUOUS, *DISTANCES), ridge=10.0),
+    Variant("(c3), thresholds in halves", (*CONTINUOUS, *DISTANCES), grid=HALVES),
+    Variant("(c2), thresholds in halves", DISTANCES, grid=HALVES),
+    Variant("(b), thresholds in halves", grid=HALVES),
+    Variant("pause, prompt words and distances", ("log pause", "log prompt words", *DISTANCES)),
+)
+NAMES = (*CONTINUOUS, *DISTANCES)
+
+Model = Callable[[Session], FloatArray]  # every stop's score
+Curve = list[list[SessionScore]]  # threshold x session
+
+
+def design(session: Session, variant: Variant) -> FloatArray:
+    picked = [NAMES.index(name) for name in variant.extra]
+    return np.column_stack([session.binary, session.extra[:, picked]])
+
+
+def fit(sessions: Sequence[Session], variant: Variant) -> tuple[float, Model]:
+    """The fitted intercept and the score: the rounded points' total, else the logit."""
+    x = np.vstack([design(s, variant)[s.fitted] for s in sessions])
+    y = np.concatenate([s.task[s.fitted] for s in sessions])
+    intercept, weights = raw_weights(x, y, variant.ridge, rounded=variant.rounded)
+    shift = 0.0 if variant.rounded else intercept
+    return intercept - shift, lambda session: shift + design(session, variant) @ weights
+
+
+def raw_weights(
+    x: FloatArray, y: BoolArray, ridge: float, *, rounded: bool
+) -> tuple[float, FloatArray]:
+    """A ridge logistic fit on standardised columns (0/1 columns keep their scale, as the
+    points' cues do), given back in each column's own units: the intercept and the weights,
+    rounded to halves if asked (as the points table rounds them)."""
+    centre, scale = x.mean(axis=0), x.std(axis=0) + 1e-9
+    binary = np.all((x == 0) | (x == 1), axis=0)
+    centre[binary], scale[binary] = 0.0, 1.0
+    beta = ridge_logistic((x - centre) / scale, y, ridge)
+    weights = beta[1:] / scale
+    if rounded:
+        weights = np.round(weights * 2) / 2
+    return float(beta[0] - np.sum(beta[1:] * centre / scale)), weights
+
+
+def graded(session: Session, totals: FloatArray, clear: float) -> SessionScore:
+    """The session's ●●● zones with `totals` as the cues' points and `clear` the threshold."""
+    p = session.case.prepared
+    assert p.cues is not None
+    points = dataclasses.replace(DEFAULT_POINTS, clear=clear)
+    tuning = dataclasses.replace(DEFAULT_TUNING, points=points)
+    zones = with_points(
+        list(session.zones),
+        p.curve,
+        p.frees,
+        tuning=tuning,
+        scored=Scored(totals, session.signals),
+        cues=p.cues,
+        heights=session.heights,
+        wiggle=session.wiggle,
+    )
+    grading = Grading(session.wiggle, np.zeros(len(p.curve), bool), zones, None, [])
+    return labels.score_grading(session.case, grading)
+
+
+def sweep(sessions: Sequence[Session], model: Model, grid: Sequence[float]) -> Curve:
+    """Each threshold's scores of `sessions`."""
+    totals = [model(s) for s in sessions]
+    return [[graded(s, t, clear) for s, t in zip(sessions, totals, strict=True)] for clear in grid]
+
+
+def chosen(swept: Curve) -> int:
+    """fit_points' rule (`by_rule`) over each threshold's scores: the threshold's index."""
+    return by_rule([labels.summarise(scores) for scores in swept])
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """One variant left one session out: each session's score at its fold's chosen threshold,
+    every threshold's held-out scores (for the curve), the thresholds and the log loss."""
+
+    variant: Variant
+    held: list[SessionScore]
+    curve: Curve  # the held-out sessions' scores
+    thresholds: list[float]
+    losses: FloatArray  # each session's summed log loss over its fitted stops
+
+
+def cross_validated(sessions: Sequence[Session], variant: Variant) -> Outcome:
+    held, thresholds, losses = [], [], []
+    curve: Curve = [[] for _ in variant.grid]
+    for i, out in enumerate(sessions):
+        rest = [s for j, s in enumerate(sessions) if j != i]
+        intercept, model = fit(rest, variant)
+        k = chosen(sweep(rest, model, variant.grid))
+        thresholds.append(variant.grid[k])
+        scores = sweep([out], model, variant.grid)
+        for row, (s,) in zip(curve, scores, strict=True):
+            row.append(s)
+        held.append(scores[k][0])
+        logit = intercept + model(out)[out.fitted]
+        chance = 1 / (1 + np.exp(-logit))
+        task = out.task[out.fitted]
+        losses.append(-float(np.sum(np.where(task, np.log(chance), np.log1p(-chance)))))
+    return Outcome(variant, held, curve, thresholds, np.asarray(losses))
+
+
+def paired(found: Outcome, base: Outcome) -> str:
+    """Task switches found and false ●●● zones, this variant minus the base, summed over
+    sessions with a standard error from the sessions' differences."""
+    parts = []
+    for count in (_found, _false):
+        diff = np.array([count(a) - count(b) for a, b in zip(found.held, base.held, strict=True)])
+        error = float(np.std(diff, ddof=1)) * math.sqrt(len(diff))
+        parts.append(f"{int(diff.sum()):+d} ± {error:.1f}")
+    return " / ".join(parts)
+
+
+def _found(s: SessionScore) -> int:
+    return sum(s.found)
+
+
+def _false(s: SessionScore) -> int:
+    return len(s.false_clear)
+
+
+def loss_change(found: Outcome, base: Outcome, stops: int) -> str:
+    if found is base:
+        return "-"
+    diff = found.losses - base.losses
+    error = float(np.std(diff, ddof=1)) * math.sqrt(len(diff)) / stops
+    return f"{diff.sum() / stops:+.3f} ± {error:.3f}"
+
+
+def summary(outcomes: Sequence[Outcome], stops: int) -> str:
+    base = outcomes[0]
+    rows = []
+    for o in outcomes:
+        s = labels.summarise(o.held)
+        rows.append(
+            [
+                o.variant.name,
+                share(s.found, s.switches),
+                share(*at_boundary(s)),
+                paired(o, base) if o is not base else "-",
+                f"{o.losses.sum() / stops:.3f}",
+                loss_change(o, base, stops),
+                f"{min(o.thresholds):g}-{max(o.thresholds):g}",
+            ]
+        )
+    headers = [
+        "score",
+        "task switches with ●●● within one",
+        "●●● at a reader boundary",
+        "against (a): switches / false ●●●",
+        "log loss",
+        "against (a)",
+        "thresholds chosen",
+    ]
+    return table(headers, rows)
+
+
+PRECISIONS = (0.75, 0.8, 0.85, 0.9, 0.95)
+
+
+def in_sample(sessions: Sequence[Session], variant: Variant) -> Curve:
+    """Every threshold's scores with the weights fitted on all `sessions`: what no new
+    session can expect, the most a score can give on these labels."""
+    return sweep(sessions, fit(sessions, variant)[1], variant.grid)
+
+
+def curves(named: Sequence[tuple[str, Curve]]) -> str:
+    """Each curve's most task switches found at a threshold where ●●● zones are at a reader
+    boundary in each share or more (pooled over the sessions)."""
+    rows = []
+    for name, curve in named:
+        points = [labels.summarise(scores) for scores in curve]
+        cells = []
+        for floor in PRECISIONS:
+            best = max(
+                (s for s in points if s.clear and s.clear_at_boundary >= floor),
+                key=lambda s: (s.found, -s.clear),
+                default=None,
+            )
+            cells.append("-" if best is None else _point(best))
+        rows.append([name, *cells])
+    return table(["score", *(f"precision >= {p:.0%}" for p in PRECISIONS)], rows)
+
+
+def _point(s: LabelSummary) -> str:
+    return f"{s.found}/{s.switches} ({s.clear_at_boundary:.0%})"
+
+
+def plot(outcomes: Sequence[Outcome], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figure, axes = plt.subplots(figsize=(6, 4.5))
+    for o in outcomes:
+        points = [labels.summarise(scores) for scores in o.curve]
+        shown = [s for s in points if s.clear]
+        axes.plot(
+            [s.clear_at_boundary for s in shown],
+            [s.found_share for s in shown],
+            marker=".",
+            label=o.variant.name,
+        )
+    axes.axvline(0.85, color="grey", linestyle=":")
+    axes.axhline(0.80, color="grey", linestyle=":")
+    axes.set_xlabel("●●● zones at a reader boundary (left one session out)")
+    axes.set_ylabel("task switches with ●●● within one")
+    axes.legend(fontsize=7)
+    figure.tight_layout()
+    figure.savefig(path, dpi=120)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m evaluation.grade_probe", description=__doc__)
+    parser.add_argument("--shared", type=Path, help="the shared folder (default: ../shared)")
+    parser.add_argument("--plot", type=Path, help="write the held-out curves to this PNG")
+    args = parser.parse_args(argv)
+    shared = args.shared or find_shared()
+    if shared is None:
+        print("grade_probe: no ../shared corpus found (give --shared)", file=sys.stderr)
+        return 2
+    sessions = [session_of(case) for case in labels.load(shared)]
+    check = [graded(s, s.binary @ _today(s), DEFAULT_POINTS.clear) for s in sessions]
+    now = [labels.score_session(s.case) for s in sessions]
+    today = labels.summarise(now)
+    same = [(a.found, a.clear, a.false_clear) for a in check]
+    assert same == [(a.found, a.clear, a.false_clear) for a in now], "grades otherwise than keepd"
+    stops = sum(int(s.fitted.sum()) for s in sessions)
+    outcomes = [cross_validated(sessions, variant) for variant in VARIANTS]
+    print(f"{len(sessions)} calibration sessions, {stops} fitted stops; keepd now: {today.line()}")
+    print("\nleft one session out (fit and threshold on the 27 others):\n")
+    print(summary(outcomes, stops))
+    print("\nthe held-out curves: most switches found where ●●● is at a boundary so often:\n")
+    print(curves([(o.variant.name, o.curve) for o in outcomes]))
+    print("\nthe same, fitted on all 28 sessions (in sample, an upper bound):\n")
+    print(curves([(v.name, in_sample(sessions, v)) for v in VARIANTS]))
+    if args.plot is not None:
+        plot(outcomes, args.plot)
+    return 0
+
+
+def _today(session: Session) -> FloatArray:
+    return np.array([s.value for s in session.signals])
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
