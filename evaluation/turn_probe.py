@@ -60,6 +60,9 @@ SIGNALS = (
     "big turn (output)",
     "other files than before",
 )
+# Two families at once, which a step inside a piece of work might do less often than one.
+BOTH = ("explores or reads, other files", "plans, other files", "plans, explores or reads")
+NAMES = (*SIGNALS, *BOTH)  # every column the probe adds
 SEARCHING = frozenset(
     {"Read", "Grep", "Glob", "Task", "Agent", "WebFetch", "WebSearch", "LS", "NotebookRead"}
 )
@@ -73,6 +76,7 @@ WINDOW = 3  # turns on each side of a stop whose files are compared
 # the families' rows were seen (the turn's size added nothing alone), so it is no clean test.
 SETS: list[tuple[str, tuple[str, ...]]] = [
     *((name, (name,)) for name in SIGNALS),
+    *((name, (name,)) for name in BOTH),
     ("a plan (both)", SIGNALS[:2]),
     ("exploring (both)", SIGNALS[2:4]),
     ("the turn's size (both)", SIGNALS[4:6]),
@@ -136,7 +140,7 @@ def searches(name: str, value: dict[str, Any]) -> bool:
 
 
 def columns(prepared: Prepared) -> list[Column]:
-    """Every stop's behaviour signals, 0 or 1, by name (`SIGNALS`)."""
+    """Every stop's behaviour signals, 0 or 1, by name (`NAMES`)."""
     turns = turns_of(prepared)
     stops = len(turns)
     values = {name: np.zeros(stops) for name in SIGNALS}
@@ -162,7 +166,15 @@ def columns(prepared: Prepared) -> list[Column]:
         values["big turn (output)"][k] = outputs[k] >= 3 * median_output
         seen |= turn.files
         values["other files than before"][k] = _other_files(turns, k)
-    return list(values.items())
+    return [*values.items(), *_both(values)]
+
+
+def _both(values: dict[str, FloatArray]) -> list[Column]:
+    """The stops where two families' signals are present (`BOTH`)."""
+    looks = np.maximum(values["explores"], values["reads unseen files"])
+    plans = np.maximum(values["fresh plan"], values["plan mode"])
+    other = values["other files than before"]
+    return list(zip(BOTH, (looks * other, plans * other, plans * looks), strict=True))
 
 
 def _plans(turn: Turn, todo: set[str]) -> tuple[bool, set[str]]:
@@ -206,7 +218,7 @@ def points_level(sessions: Sequence[grade_probe.Session], joins: Sequence[Rowed]
         )
         for name, added in [("", ()), *SETS]
     ]
-    outcomes = [grade_probe.cross_validated(sessions, v, SIGNALS) for v in variants]
+    outcomes = [grade_probe.cross_validated(sessions, v, NAMES) for v in variants]
     refitted = [refitted_picks(sessions, joins, v) for v in variants]
     stops = sum(int(s.fitted.sum()) for s in sessions)
     return "\n\n".join(
@@ -245,9 +257,9 @@ def presence(sessions: Sequence[grade_probe.Session]) -> str:
             str(int(sum(s.extra[:, i].sum() for s in sessions))),
             str(int(sum(s.extra[s.fitted & s.task, i].sum() for s in sessions))),
             str(int(sum(s.extra[s.fitted & ~s.task, i].sum() for s in sessions))),
-            f"{fits[name]:.2f}",
+            f"{fits[name]:.2f}" if name in fits else "-",
         ]
-        for i, name in enumerate(SIGNALS)
+        for i, name in enumerate(NAMES)
     ]
     tasks = sum(int((s.fitted & s.task).sum()) for s in sessions)
     headers = [
@@ -255,7 +267,7 @@ def presence(sessions: Sequence[grade_probe.Session]) -> str:
         "stops",
         f"of the {tasks} fitted task switches",
         f"of the {stops - tasks} fitted counter-examples",
-        "fit with every signal, all 28 sessions",
+        "fit with every signal (not BOTH's), all 28 sessions",
     ]
     return f"{table(headers, present)}\n\n(new files, in that fit: {new_files:.2f})"
 
@@ -264,7 +276,7 @@ def in_sample(sessions: Sequence[grade_probe.Session]) -> FloatArray:
     """The weights of the points' fit with every signal (the cues', then the signals'), on all
     the sessions."""
     every = grade_probe.Variant("every signal", SIGNALS)
-    x = np.vstack([grade_probe.design(s, every, SIGNALS)[s.fitted] for s in sessions])
+    x = np.vstack([grade_probe.design(s, every, NAMES)[s.fitted] for s in sessions])
     y = np.concatenate([s.task[s.fitted] for s in sessions])
     _, weights = grade_probe.raw_weights(x, y, every.ridge, rounded=False)
     return weights
@@ -307,7 +319,7 @@ def joined(prepared: Prepared, found: list[Column], uuids: set[str]) -> Rowed:
 
 def _extra(found: list[Column]) -> FloatArray:
     named = dict(found)
-    return np.column_stack([np.asarray(named[name], dtype=np.float64) for name in SIGNALS])
+    return np.column_stack([np.asarray(named[name], dtype=np.float64) for name in NAMES])
 
 
 def refitted_picks(
@@ -319,7 +331,7 @@ def refitted_picks(
     out = []
     for i, held in enumerate(labelled):
         rest = [s for j, s in enumerate(labelled) if j != i]
-        _, model = grade_probe.fit(rest, variant, SIGNALS)
+        _, model = grade_probe.fit(rest, variant, NAMES)
         clear = variant.grid[grade_probe.chosen(grade_probe.sweep(rest, model, variant.grid))]
         uuids = fit_newest.marked([s.case for s in rest], fit_newest.CHOSEN.target)
         cases = [rowed_labelled(s, uuids) for s in rest]

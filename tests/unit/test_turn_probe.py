@@ -10,7 +10,7 @@ import numpy as np
 
 from evaluation.cases import Case
 from evaluation.score import prepare
-from evaluation.turn_probe import SIGNALS, columns, searches
+from evaluation.turn_probe import BOTH, NAMES, columns, searches
 from tests.unit.builders import Entry, assistant, jsonl, tool_result, tool_use_block, usage, user
 
 
@@ -43,7 +43,7 @@ def _signals(session: _Session, tmp_path: Path) -> dict[str, list[bool]]:
     path = tmp_path / "s.jsonl"
     path.write_bytes(jsonl(session.entries))
     named = dict(columns(prepare(Case("s", path, None, "labelled"))))
-    assert set(named) == set(SIGNALS)
+    assert set(named) == set(NAMES)
     return {name: np.asarray(values, dtype=bool).tolist() for name, values in named.items()}
 
 
@@ -71,6 +71,8 @@ def test_each_signal_is_read_from_the_stop_s_own_turn(tmp_path: Path) -> None:
     # The export's files share none with the parser's turns before it.
     assert found["other files than before"] == [False, False, True, False]
     assert found["plan mode"] == [False] * 4
+    for both in BOTH:  # the export's turn plans, explores and turns to other files at once
+        assert found[both] == [False, False, True, False]
 
 
 def test_a_todo_list_of_the_same_items_is_no_fresh_plan(tmp_path: Path) -> None:
