@@ -27,7 +27,7 @@ import resource
 import sys
 import time
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -43,7 +43,7 @@ from evaluation.markdown import table
 from evaluation.score import Prepared
 from keepd.api import load_state
 from keepd.core.newest import Column
-from keepd.core.tree import Scope
+from keepd.core.tree import Branch, Scope
 from keepd.core.words import content_words
 
 FloatArray = npt.NDArray[np.float64]
@@ -95,6 +95,22 @@ def read_safetensor(path: Path) -> npt.NDArray[np.float16]:
 
 def stop_texts(prepared: Prepared) -> tuple[list[str], list[str]]:
     """Each stop's prompt text and the assistant's text of its turn, tags left out."""
+    entries, branch = branch_entries(prepared)
+    ends = [*branch.stops[1:], len(branch.messages)]
+    prompts, replies = [], []
+    for start, end in zip(branch.stops, ends, strict=True):
+        prompts.append(
+            _TAG.sub(" ", _text(entries.get(branch.messages[start].uuid or "")))[:PROMPT_CHARS]
+        )
+        turn = branch.messages[start:end]
+        said = [_text(entries.get(m.uuid or "")) for m in turn if m.kind == "assistant"]
+        replies.append(" ".join(said)[:REPLY_CHARS])
+    return prompts, replies
+
+
+def branch_entries(prepared: Prepared) -> tuple[dict[str, Any], Branch]:
+    """The session file's entries by uuid, and the branch keepd reads of it (its stops those
+    of `prepared`)."""
     path = prepared.case.path
     entries: dict[str, Any] = {}
     for line in path.read_bytes().splitlines():
@@ -106,16 +122,7 @@ def stop_texts(prepared: Prepared) -> tuple[list[str], list[str]]:
             entries[entry["uuid"]] = entry
     branch = load_state(path, Scope.WHOLE).branch()
     assert tuple(branch.messages[i].uuid for i in branch.stops) == prepared.uuids, path
-    ends = [*branch.stops[1:], len(branch.messages)]
-    prompts, replies = [], []
-    for start, end in zip(branch.stops, ends, strict=True):
-        prompts.append(
-            _TAG.sub(" ", _text(entries.get(branch.messages[start].uuid or "")))[:PROMPT_CHARS]
-        )
-        turn = branch.messages[start:end]
-        said = [_text(entries.get(m.uuid or "")) for m in turn if m.kind == "assistant"]
-        replies.append(" ".join(said)[:REPLY_CHARS])
-    return prompts, replies
+    return entries, branch
 
 
 def _text(entry: Any) -> str:
@@ -239,29 +246,30 @@ NEWEST_SETS = {
 }
 
 
-def newest_level(data: fit_newest.Data) -> str:
-    """fit_newest's chosen setting with each set of distances, left one session out."""
+def newest_level(data: fit_newest.Data, sets: Mapping[str, Sequence[str]] | None = None) -> str:
+    """fit_newest's chosen setting with each set of extra features (`NEWEST_SETS`'
+    distances unless given: the first set the base), left one session out, each also paired
+    against the first set, case by case."""
     chosen = fit_newest.CHOSEN
     base = fit_newest.FEATURE_SETS[chosen.features]([])
     uuids = fit_newest.marked(data.labelled, chosen.target)
-    rows = []
-    for title, extra in NEWEST_SETS.items():
+    found = []
+    for title, extra in (NEWEST_SETS if sets is None else sets).items():
         names = [*extra, *base]
         training = fit_newest.rows(list(data.cases.values()), names, uuids, 1.0)
         for cases in data.joins.values():
             training += fit_newest.rows(cases, names, uuids, chosen.joins)
-        model = fit_newest.fitter(training, names, chosen.ridge)
-        floor = fit_newest.CHOSEN_FLOOR
-        floored = _floored(model, floor)
-        rows.append(
-            [title, *fit_newest.figures(data.labelled, data.cases, data.joins, floored).cells()]
-        )
+        model = _floored(fit_newest.fitter(training, names, chosen.ridge), fit_newest.CHOSEN_FLOOR)
+        found.append((title, fit_newest.figures(data.labelled, data.cases, data.joins, model)))
+    first = found[0][1]
     headers = [
         "features",
         "pick within one of the newest",
         *(f"{t}: at / within one" for t in data.joins),
+        "pick: against the first row",
+        *(f"{t}: within one, against the first row" for t in data.joins),
     ]
-    return table(headers, rows)
+    return table(headers, [[title, *f.cells(), *f.gains(first)] for title, f in found])
 
 
 def _floored(model: fit_newest.Fitter, floor: float) -> fit_newest.Fitter:

@@ -330,9 +330,11 @@ def chosen(data: Data) -> tuple[Newest, str]:
     return model, "\n".join(lines) + "\n\nin sample: " + "; ".join(found.cells())
 
 
-def data_from_args(prog: str, doc: str | None, argv: list[str] | None) -> Data | None:
-    """The calibration data a command line names (--shared, --count); None, said on stderr,
-    when no corpus is found."""
+def data_from_args(
+    prog: str, doc: str | None, argv: list[str] | None, extra: Extra | None = None
+) -> Data | None:
+    """The calibration data a command line names (--shared, --count), `extra` adding a probe's
+    columns; None, said on stderr, when no corpus is found."""
     parser = argparse.ArgumentParser(prog=f"python -m evaluation.{prog}", description=doc)
     parser.add_argument("--shared", type=Path, help="the shared folder (default: ../shared)")
     parser.add_argument("--count", type=int, default=150, help="cross-project joins of two")
@@ -341,7 +343,7 @@ def data_from_args(prog: str, doc: str | None, argv: list[str] | None) -> Data |
     if shared is None or not label_file(shared, False).is_file():
         print(f"{prog}: no ../shared corpus with its labels found (give --shared)", file=sys.stderr)
         return None
-    return load(shared, args.count)
+    return load(shared, args.count, extra)
 
 
 def main(argv: list[str] | None = None) -> int:

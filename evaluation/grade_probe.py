@@ -35,7 +35,10 @@ from evaluation.labels import Labelled, LabelSummary, SessionScore
 from evaluation.logistic import ridge_logistic
 from evaluation.markdown import table
 from keepd.core.cued import with_points
-from keepd.core.grade import DEFAULT_TUNING, Grading, grade, heights
+from keepd.core.cues import StopCues
+from keepd.core.grade import DEFAULT_TUNING, Grading, Tuning, fallback_pick, grade, heights
+from keepd.core.newest import DEFAULT_NEWEST, Newest
+from keepd.core.newest_pick import Chosen, newest_pick
 from keepd.core.points import DEFAULT_POINTS, Scored, Signal, score
 from keepd.core.zone import Zone
 
@@ -62,9 +65,10 @@ class Session:
     wiggle: float
 
 
-def session_of(case: Labelled) -> Session:
+def session_of(case: Labelled, extra: FloatArray | None = None) -> Session:
     """A labelled session's stops: its cues as keepd scores them, the continuous values and
-    distances beside them, and its words' zones (before the cues, without the event pick)."""
+    distances beside them (or `extra`, stops x a probe's columns), and its words' zones
+    (before the cues, without the event pick)."""
     p = case.prepared
     assert p.cues is not None
     tuning = DEFAULT_TUNING
@@ -75,7 +79,8 @@ def session_of(case: Labelled) -> Session:
     words_only = grade(p.curve, p.frees, tuning, p.events)
     zones = [zone for zone in words_only.zones if zone.event is None]  # not the event pick
     fitted, task = fitted_stops(case, tuning)
-    extra = np.column_stack([continuous(case, high), *distances(case)])
+    if extra is None:
+        extra = np.column_stack([continuous(case, high), *distances(case)])
     return Session(case, signals, binary, extra, fitted, task, zones, high, words_only.wiggle)
 
 
@@ -134,18 +139,21 @@ Model = Callable[[Session], FloatArray]  # every stop's score
 Curve = list[list[SessionScore]]  # threshold x session
 
 
-def design(session: Session, variant: Variant) -> FloatArray:
-    picked = [NAMES.index(name) for name in variant.extra]
+def design(session: Session, variant: Variant, names: Sequence[str] = NAMES) -> FloatArray:
+    """The cues' 0/1 columns and the variant's extra columns (`names` names `session.extra`'s)."""
+    picked = [names.index(name) for name in variant.extra]
     return np.column_stack([session.binary, session.extra[:, picked]])
 
 
-def fit(sessions: Sequence[Session], variant: Variant) -> tuple[float, Model]:
+def fit(
+    sessions: Sequence[Session], variant: Variant, names: Sequence[str] = NAMES
+) -> tuple[float, Model]:
     """The fitted intercept and the score: the rounded points' total, else the logit."""
-    x = np.vstack([design(s, variant)[s.fitted] for s in sessions])
+    x = np.vstack([design(s, variant, names)[s.fitted] for s in sessions])
     y = np.concatenate([s.task[s.fitted] for s in sessions])
     intercept, weights = raw_weights(x, y, variant.ridge, rounded=variant.rounded)
     shift = 0.0 if variant.rounded else intercept
-    return intercept - shift, lambda session: shift + design(session, variant) @ weights
+    return intercept - shift, lambda session: shift + design(session, variant, names) @ weights
 
 
 def raw_weights(
@@ -164,24 +172,53 @@ def raw_weights(
     return float(beta[0] - np.sum(beta[1:] * centre / scale)), weights
 
 
-def graded(session: Session, totals: FloatArray, clear: float) -> SessionScore:
-    """The session's ●●● zones with `totals` as the cues' points and `clear` the threshold."""
+def graded(
+    session: Session, totals: FloatArray, clear: float, newest: Newest | None = DEFAULT_NEWEST
+) -> SessionScore:
+    """The session's ●●● zones with `totals` as the cues' points and `clear` the threshold, and
+    its pick as `grade` makes it (the newest-work model, `newest`, reads `totals` as the points'
+    total)."""
     p = session.case.prepared
-    assert p.cues is not None
-    points = dataclasses.replace(DEFAULT_POINTS, clear=clear)
-    tuning = dataclasses.replace(DEFAULT_TUNING, points=points)
-    zones = with_points(
+    tuning = _tuning(clear, newest)
+    zones = cued_zones(session, totals, clear)
+    pick = None
+    if newest is not None:
+        chosen = Chosen(zones, Scored(totals, session.signals), session.heights, session.wiggle)
+        pick, zones = newest_pick(
+            chosen, p.curve, p.frees, tuning=tuning, events=p.events, cues=cued(session)
+        )
+    if pick is None:
+        pick, zones = fallback_pick(
+            zones, p.curve, p.frees, tuning=tuning, events=p.events, heights=session.heights
+        )
+    grading = Grading(session.wiggle, np.zeros(len(p.curve), bool), zones, pick, [])
+    return labels.score_grading(session.case, grading)
+
+
+def cued_zones(session: Session, totals: FloatArray, clear: float) -> list[Zone]:
+    """The session's zones with `totals` as the cues' points and `clear` the ●●● threshold."""
+    p = session.case.prepared
+    return with_points(
         list(session.zones),
         p.curve,
         p.frees,
-        tuning=tuning,
+        tuning=_tuning(clear, DEFAULT_NEWEST),
         scored=Scored(totals, session.signals),
-        cues=p.cues,
+        cues=cued(session),
         heights=session.heights,
         wiggle=session.wiggle,
     )
-    grading = Grading(session.wiggle, np.zeros(len(p.curve), bool), zones, None, [])
-    return labels.score_grading(session.case, grading)
+
+
+def cued(session: Session) -> StopCues:
+    cues = session.case.prepared.cues
+    assert cues is not None
+    return cues
+
+
+def _tuning(clear: float, newest: Newest | None) -> Tuning:
+    points = dataclasses.replace(DEFAULT_POINTS, clear=clear)
+    return dataclasses.replace(DEFAULT_TUNING, points=points, newest=newest)
 
 
 def sweep(sessions: Sequence[Session], model: Model, grid: Sequence[float]) -> Curve:
@@ -207,12 +244,14 @@ class Outcome:
     losses: FloatArray  # each session's summed log loss over its fitted stops
 
 
-def cross_validated(sessions: Sequence[Session], variant: Variant) -> Outcome:
+def cross_validated(
+    sessions: Sequence[Session], variant: Variant, names: Sequence[str] = NAMES
+) -> Outcome:
     held, thresholds, losses = [], [], []
     curve: Curve = [[] for _ in variant.grid]
     for i, out in enumerate(sessions):
         rest = [s for j, s in enumerate(sessions) if j != i]
-        intercept, model = fit(rest, variant)
+        intercept, model = fit(rest, variant, names)
         k = chosen(sweep(rest, model, variant.grid))
         thresholds.append(variant.grid[k])
         scores = sweep([out], model, variant.grid)
@@ -350,8 +389,8 @@ def main(argv: list[str] | None = None) -> int:
     check = [graded(s, s.binary @ _today(s), DEFAULT_POINTS.clear) for s in sessions]
     now = [labels.score_session(s.case) for s in sessions]
     today = labels.summarise(now)
-    same = [(a.found, a.clear, a.false_clear) for a in check]
-    assert same == [(a.found, a.clear, a.false_clear) for a in now], "grades otherwise than keepd"
+    same = [(a.found, a.clear, a.false_clear, a.pick) for a in check]
+    assert same == [(a.found, a.clear, a.false_clear, a.pick) for a in now], "not keepd's grades"
     stops = sum(int(s.fitted.sum()) for s in sessions)
     outcomes = [cross_validated(sessions, variant) for variant in VARIANTS]
     print(f"{len(sessions)} calibration sessions, {stops} fitted stops; keepd now: {today.line()}")

@@ -80,11 +80,9 @@ def grade(
         chosen = Chosen(graded.zones, graded.scored, graded.heights, graded.wiggle)
         pick, zones = newest_pick(chosen, curve, frees, tuning=tuning, events=events, cues=cues)
     if pick is None:  # under the model's floor, the rule before it: no ●●● zone goes unpicked
-        pick = _pick(zones)
-        if pick is None and events is not None:
-            pick = event_pick(curve, frees, tuning, events, graded.heights)
-            if pick is not None:
-                zones = sorted([*zones, pick], key=lambda zone: zone.best)
+        pick, zones = fallback_pick(
+            zones, curve, frees, tuning=tuning, events=events, heights=graded.heights
+        )
     for zone in zones:
         eligible[zone.best] = True
     trade = [] if pick is not None else _trade(curve, frees, graded.points)
@@ -324,7 +322,26 @@ def _classify(multiple: float, tuning: Tuning) -> Grade:
     return Grade.FAINT
 
 
-def _pick(zones: list[Zone]) -> Zone | None:
+def fallback_pick(
+    zones: list[Zone],
+    curve: Curve,
+    frees: FloatArray,
+    *,
+    tuning: Tuning,
+    events: EventCodes | None,
+    heights: FloatArray,
+) -> tuple[Zone | None, list[Zone]]:
+    """The pick and the zones by the rule before the newest-work model: the strongest zone,
+    else the stop of the latest event (a zone added for it)."""
+    pick = strongest_zone(zones)
+    if pick is None and events is not None:
+        pick = event_pick(curve, frees, tuning, events, heights)
+        if pick is not None:
+            zones = sorted([*zones, pick], key=lambda zone: zone.best)
+    return pick, zones
+
+
+def strongest_zone(zones: list[Zone]) -> Zone | None:
     """The pick rule before the newest-work model: among the strongest class present, the
     latest zone; none when no zone reaches ●●.
 

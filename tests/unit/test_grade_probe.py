@@ -53,10 +53,11 @@ def test_keepd_s_points_grade_as_keepd_grades(shared: Path, tmp_path: Path) -> N
     today = np.array([signal.value for signal in session.signals])
     found = graded(session, session.binary @ today, 3.0)
     keepd = labels.score_session(session.case)
-    assert (found.clear, found.false_clear, found.found) == (
+    assert (found.clear, found.false_clear, found.found, found.pick) == (
         keepd.clear,
         keepd.false_clear,
         keepd.found,
+        keepd.pick,
     )
     words_only = graded(session, session.binary @ today, 99.0)  # no cue reaches it
     assert set(words_only.clear) < set(found.clear)  # the cues made ●●● zones of their own here
