@@ -92,8 +92,13 @@ class _FirstSeen:
     def resolve(self, uniq: IntArray, first_here: IntArray) -> tuple[IntArray, IntArray]:
         """First message of each sorted unique hash, recording `first_here` for new ones.
 
-        Returns the firsts and a mask of the hashes that were new.
+        Returns the firsts and a mask of the hashes that were new. `uniq` is sorted and
+        distinct (`unique_first`'s): in the first large batch of a fresh index (a cold read)
+        every hash is new and `uniq` is already the sorted key array `_record` would build.
         """
+        if not len(self._keys) and not self._pending and len(uniq) >= _SMALL_BATCH:
+            self._keys, self._firsts = uniq, first_here
+            return first_here, np.ones(len(uniq), dtype=bool)
         firsts = np.full(len(uniq), -1, dtype=np.int64)
         if len(self._keys):
             at = np.minimum(np.searchsorted(self._keys, uniq), len(self._keys) - 1)

@@ -22,8 +22,10 @@ from keepd.core.words import LOWER_TO_ASCII, SPACED, STOPWORDS, WORD
 IntArray = npt.NDArray[np.int64]
 _SPACE = ord(" ")
 _DOT = ord(".")
-# The low k bytes of an 8-byte word, for k = 0..8.
-_MASKS = np.array([(1 << 8 * k) - 1 for k in range(9)], dtype=np.uint64)
+# For a piece of k bytes (k = 0..16; 17 stands for longer), the masks of the bytes of it that
+# its first and its second 8-byte word hold.
+_HEAD_MASKS = np.array([(1 << 8 * min(k, 8)) - 1 for k in range(18)], dtype=np.uint64)
+_TAIL_MASKS = np.array([(1 << 8 * min(max(k - 8, 0), 8)) - 1 for k in range(18)], dtype=np.uint64)
 _MIX = np.uint64(0x9E3779B97F4A7C15)
 
 
@@ -117,26 +119,27 @@ def _distinct(spaced: bytes, starts: IntArray, ends: IntArray) -> tuple[IntArray
     sorted by a mix of the two, and a run of equal pieces ends wherever a word differs, so
     a run holds one piece only, however the mix falls (two pieces that mix alike may split
     each other's run: they then count as more distinct pieces, no harm). A longer piece is
-    a distinct one of its own.
+    a distinct one of its own: its first word is its place shifted up a byte, whose zero low
+    byte no piece's first byte is, so it equals no other piece's. All pieces are sorted
+    together: half the array operations of sorting the short ones apart, each of which costs
+    more than its work on a branch's few thousand pieces.
     """
-    lengths = ends - starts
-    short = (lengths <= 16).nonzero()[0]
+    lengths = np.minimum(ends - starts, 17)
     padded = spaced + bytes(16)
     windows = np.ndarray((len(padded) - 7,), dtype="<u8", buffer=padded, strides=(1,))
-    at, length = starts[short], lengths[short]
-    head = windows[at] & _MASKS[np.minimum(length, 8)]
-    tail = windows[at + 8] & _MASKS[np.maximum(length - 8, 0)]
+    head = windows[starts] & _HEAD_MASKS[lengths]
+    tail = windows[starts + 8] & _TAIL_MASKS[lengths]
+    longer = (lengths > 16).nonzero()[0]
+    if len(longer):
+        head[longer] = longer.astype(np.uint64) << np.uint64(8)
     order = (head ^ (tail * _MIX)).argsort()
     head, tail = head[order], tail[order]
     opens = np.empty(len(order), dtype=bool)
     opens[:1] = True
     np.logical_or(head[1:] != head[:-1], tail[1:] != tail[:-1], out=opens[1:])
     which = np.empty(len(starts), dtype=np.int64)
-    numbers = opens.cumsum()
-    which[short[order]] = numbers - 1
-    others = (lengths > 16).nonzero()[0]
-    which[others] = (int(numbers[-1]) if len(numbers) else 0) + np.arange(len(others))
-    return which, np.concatenate([short[order[opens]], others])
+    which[order] = opens.cumsum() - 1
+    return which, order[opens]
 
 
 def _words_of(piece: str) -> list[str]:

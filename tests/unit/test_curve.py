@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from keepd.core.curve import Curve, curve
-from keepd.core.index import Index, unique_first
+from keepd.core.index import Index, _FirstSeen, unique_first
 
 VOCABULARY = ["parser", "tests", "tree", "docs", "index", "curve", "grade", "tokens", "api"]
 
@@ -210,3 +210,27 @@ def test_unique_first_answers_as_np_unique_does(values: list[int]) -> None:
     expected = np.unique(hashes, return_index=True, return_inverse=True, return_counts=True)
     for got, want in zip(unique_first(hashes), expected, strict=True):
         assert got.tolist() == want.tolist()
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.lists(st.integers(0, 400), min_size=1, max_size=150).map(sorted), min_size=1, max_size=6
+    )
+)
+def test_first_appearances_are_those_of_a_dict_whatever_the_first_batch(
+    batches: list[list[int]],
+) -> None:
+    # A first batch of 64 or more distinct hashes is taken whole as the index's sorted keys
+    # (`_FirstSeen.resolve`); every later batch must find its firsts as a plain dict would.
+    seen = _FirstSeen()
+    model: dict[int, int] = {}
+    for number, batch in enumerate(batches):
+        uniq = np.array(sorted(set(batch)), dtype=np.int64) * 7919 - 10**6  # sorted, distinct
+        here = np.full(len(uniq), number, dtype=np.int64)
+        firsts, new = seen.resolve(uniq, here)
+        want = [model.get(key, number) for key in uniq.tolist()]
+        assert firsts.tolist() == want
+        assert new.tolist() == [key not in model for key in uniq.tolist()]
+        model.update({key: model.get(key, number) for key in uniq.tolist()})
+    assert len(seen) == len(model)
