@@ -51,12 +51,14 @@ class _Relink:
         """Where the walk starts: the leaf, unless the relinked context ends below it.
 
         With nothing written after a partial compaction yet, the newest message is the
-        anchor (a summary first) or an entry the boundary left out; the context then ends
-        at the last preserved entry, or at the anchor when none was preserved.
+        anchor (a summary first) or an entry from before the boundary: one it left out, or
+        one it kept but not last (a kept entry written again, later in the file than the
+        entry kept after it); the context then ends at the last preserved entry, or at the
+        anchor when none was preserved.
         """
         if self.landing is None or self.boundary is None:
             return leaf
-        if leaf is self.anchor or self.escapes(leaf):
+        if leaf is self.anchor or leaf.pos < self.boundary.pos:
             return self.landing
         return leaf
 
