@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -14,8 +13,8 @@ from evaluation.cases import (
     HELD_OUT,
     Case,
     corpus_sessions,
-    find_shared,
     labelled_cases,
+    shared_or_none,
     side_sessions,
     single_cases,
 )
@@ -44,9 +43,8 @@ def main(argv: list[str] | None = None) -> int:
         help="calibration data only: nothing held out is read or printed (for tuning)",
     )
     args = parser.parse_args(argv)
-    shared = args.shared or find_shared()
+    shared = shared_or_none(args.shared, "evaluation")
     if shared is None:
-        print("evaluation: no ../shared corpus found (give --shared)", file=sys.stderr)
         return 2
     with tempfile.TemporaryDirectory(prefix="keepd-eval-") as folder:
         out = Path(folder)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import importlib.util
 import random
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,6 +38,15 @@ def find_shared(start: Path | None = None) -> Path | None:
         if (candidate / "corpus" / "sessions").is_dir():
             return candidate
     return None
+
+
+def shared_or_none(given: Path | None, prog: str) -> Path | None:
+    """`given`, else the `shared` folder beside the checkout; None, said in one line on
+    stderr, when there is neither."""
+    shared = given or find_shared()
+    if shared is None:
+        print(f"{prog}: no ../shared corpus found (give --shared)", file=sys.stderr)
+    return shared
 
 
 @functools.cache

@@ -19,7 +19,6 @@ no embedding extra: docs/figures.md, "An embedding model, tried and left out".
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import importlib.util
 import math
 import re
@@ -36,7 +35,7 @@ import numpy.typing as npt
 import orjson
 
 from evaluation import fit_newest, labels
-from evaluation.cases import find_shared
+from evaluation.cases import shared_or_none
 from evaluation.fit_points import fitted_stops, stops_of
 from evaluation.logistic import ridge_logistic
 from evaluation.markdown import table
@@ -259,7 +258,8 @@ def newest_level(data: fit_newest.Data, sets: Mapping[str, Sequence[str]] | None
         training = fit_newest.rows(list(data.cases.values()), names, uuids, 1.0)
         for cases in data.joins.values():
             training += fit_newest.rows(cases, names, uuids, chosen.joins)
-        model = _floored(fit_newest.fitter(training, names, chosen.ridge), fit_newest.CHOSEN_FLOOR)
+        fitted = fit_newest.fitter(training, names, chosen.ridge)
+        model = fit_newest.floored(fitted, fit_newest.CHOSEN_FLOOR)
         found.append((title, fit_newest.figures(data.labelled, data.cases, data.joins, model)))
     first = found[0][1]
     headers = [
@@ -270,10 +270,6 @@ def newest_level(data: fit_newest.Data, sets: Mapping[str, Sequence[str]] | None
         *(f"{t}: within one, against the first row" for t in data.joins),
     ]
     return table(headers, [[title, *f.cells(), *f.gains(first)] for title, f in found])
-
-
-def _floored(model: fit_newest.Fitter, floor: float) -> fit_newest.Fitter:
-    return lambda out: dataclasses.replace(model(out), floor=floor)
 
 
 def cost(texts: Sequence[str]) -> str:
@@ -305,9 +301,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--shared", type=Path, help="the shared folder (default: ../shared)")
     parser.add_argument("--count", type=int, default=150, help="cross-project joins of two")
     args = parser.parse_args(argv)
-    shared = args.shared or find_shared()
+    shared = shared_or_none(args.shared, "embed_probe")
     if shared is None:
-        print("embed_probe: no ../shared corpus found (give --shared)", file=sys.stderr)
         return 2
     if (
         importlib.util.find_spec("wordllama") is None

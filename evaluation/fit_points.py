@@ -26,7 +26,7 @@ import numpy as np
 import numpy.typing as npt
 
 from evaluation import labels
-from evaluation.cases import find_shared
+from evaluation.cases import shared_or_none
 from evaluation.labels import Labelled, LabelSummary, SessionScore
 from evaluation.logistic import ridge_logistic
 from evaluation.markdown import table
@@ -219,9 +219,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--ablate", action="store_true", help="cross-validate each left out")
     args = parser.parse_args(argv)
-    shared = args.shared or find_shared()
+    shared = shared_or_none(args.shared, "fit_points")
     if shared is None:
-        print("fit_points: no ../shared corpus found (give --shared)", file=sys.stderr)
         return 2
     sessions = [stops_of(case) for case in labels.load(shared)]
     left_out = {f for f in args.without.split(",") if f}

@@ -20,9 +20,9 @@ from evaluation.cases import (
     HELD_OUT,
     TAILS,
     corpus_sessions,
-    find_shared,
     forget_transcripts,
     labelled_cases,
+    shared_or_none,
 )
 from evaluation.cases import single_cases as unstitched_cases
 from evaluation.document import Run, write
@@ -56,9 +56,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, help="folder for EVALUATION.md and its figures")
     parser.add_argument("--tiny", action="store_true", help="a few cases of every part")
     args = parser.parse_args(argv)
-    shared = args.shared or find_shared()
+    shared = shared_or_none(args.shared, "evaluation.full")
     if shared is None:
-        print("evaluation.full: no ../shared corpus found (give --shared)", file=sys.stderr)
         return 2
     out = args.out or Path(__file__).resolve().parents[1] / "docs"
     out.mkdir(parents=True, exist_ok=True)

@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import math
-import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,7 +27,7 @@ import numpy as np
 import numpy.typing as npt
 
 from evaluation import labels
-from evaluation.cases import find_shared
+from evaluation.cases import shared_or_none
 from evaluation.embed_probe import stop_texts, word_distances
 from evaluation.fit_points import RIDGE, TOTALS, at_boundary, by_rule, fitted_stops, share
 from evaluation.labels import Labelled, LabelSummary, SessionScore
@@ -381,9 +380,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--shared", type=Path, help="the shared folder (default: ../shared)")
     parser.add_argument("--plot", type=Path, help="write the held-out curves to this PNG")
     args = parser.parse_args(argv)
-    shared = args.shared or find_shared()
+    shared = shared_or_none(args.shared, "grade_probe")
     if shared is None:
-        print("grade_probe: no ../shared corpus found (give --shared)", file=sys.stderr)
         return 2
     sessions = [session_of(case) for case in labels.load(shared)]
     check = [graded(s, s.binary @ _today(s), DEFAULT_POINTS.clear) for s in sessions]

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from itertools import chain, filterfalse
+from itertools import chain
 
 import numpy as np
 import numpy.typing as npt
 
-from keepd.core.words import LOWER_TO_ASCII, SPACED, STOPWORDS, WORD
+from keepd.core.words import SPACED, STOPWORDS, lowered_to_ascii, searched
 
 IntArray = npt.NDArray[np.int64]
 _SPACE = ord(" ")
@@ -85,7 +85,7 @@ def word_keys(texts: Sequence[str]) -> WordKeys:
     >>> bool(found.keys[0] == hash("fix"))
     True
     """
-    lowered = [_lowered(text) for text in texts]
+    lowered = [lowered_to_ascii(text) for text in texts]
     # Spaces around every text: no piece spans two texts, and each piece has edges to find.
     encoded = [text.encode("ascii", "replace") for text in lowered]
     spaced = b"".join([b" ", b" ".join(encoded), b" "]).translate(SPACED)
@@ -101,13 +101,6 @@ def word_keys(texts: Sequence[str]) -> WordKeys:
     edges = zip(starts[ones].tolist(), ends[ones].tolist(), strict=True)
     found = [_words_of(text[s:e]) for s, e in edges]
     return _expand(found, distinct, starts, _text_starts(encoded), len(texts))
-
-
-def _lowered(text: str) -> str:
-    """`text` lower-cased where lowering outside ASCII gives an ASCII letter (words.py)."""
-    if not text.isascii() and any(char in text for char in LOWER_TO_ASCII):
-        return text.lower()
-    return text
 
 
 def _distinct(spaced: bytes, starts: IntArray, ends: IntArray) -> tuple[IntArray, IntArray]:
@@ -146,7 +139,7 @@ def _words_of(piece: str) -> list[str]:
     """The content words in a piece, as `content_words` finds them: a piece that starts with
     a letter and holds no dot is a word as it stands."""
     if piece < "a" or "." in piece:
-        return list(filterfalse(STOPWORDS.__contains__, WORD.findall(piece)))
+        return searched(piece)
     return [] if piece in STOPWORDS else [piece]
 
 

@@ -70,13 +70,25 @@ def content_words(text: str) -> list[str]:
     >>> content_words("Le café's parser_v2 — entries.py")
     ['caf', 'parser_v2', 'entries.py']
     """
-    if not text.isascii() and any(char in text for char in LOWER_TO_ASCII):
-        text = text.lower()
-    spaced = (text.encode("ascii", "replace") + b" ").translate(SPACED).replace(b". ", b"  ")
+    encoded = lowered_to_ascii(text).encode("ascii", "replace") + b" "
+    spaced = encoded.translate(SPACED).replace(b". ", b"  ")
     words = list(filterfalse(_LEFT_OUT.__contains__, spaced.decode("ascii").split()))
     if b"." in spaced or min(words, default="a") < "a":
         return _mended(words)
     return words
+
+
+def lowered_to_ascii(text: str) -> str:
+    """`text` lower-cased where lowering outside ASCII gives an ASCII letter (`LOWER_TO_ASCII`);
+    ASCII itself is lowered by the table `SPACED`."""
+    if not text.isascii() and any(char in text for char in LOWER_TO_ASCII):
+        return text.lower()
+    return text
+
+
+def searched(piece: str) -> list[str]:
+    """The content words `WORD` finds in a piece that is not a word as it stands."""
+    return list(filterfalse(STOPWORDS.__contains__, WORD.findall(piece)))
 
 
 def _mended(pieces: list[str]) -> list[str]:
@@ -85,7 +97,7 @@ def _mended(pieces: list[str]) -> list[str]:
     words: list[str] = []
     for piece in pieces:
         if piece < "a" or "." in piece:
-            words += filterfalse(STOPWORDS.__contains__, WORD.findall(piece))
+            words += searched(piece)
         else:
             words.append(piece)
     return words
