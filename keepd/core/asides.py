@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
+from keepd.core.quote import NO_PROMPT
+
 # The opening of a prompt that replies to the turn before it rather than starting something.
 _REPLYING = re.compile(
     r"\W*(?:(?:yes|yeah|yep|yup|no|nope|nah|but|also|and|still|hmm+|wait|or|same|again)\b"
@@ -30,8 +32,10 @@ def replies(quote: str) -> bool:
     [True, True, True, True]
     >>> [replies(q) for q in ("noted: fix the map", "Add the tests", "Now the docs", "")]
     [False, False, False, False]
+    >>> replies(NO_PROMPT)  # the picker's row for an image alone: no words of the person's
+    False
     """
-    return _REPLYING.match(quote[:40].lower()) is not None
+    return quote != NO_PROMPT and _REPLYING.match(quote[:40].lower()) is not None
 
 
 @dataclass(slots=True)

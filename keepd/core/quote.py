@@ -6,7 +6,9 @@ new lines and the row shows the first line, with "…" when more follows; a slas
 its name and the first line of its arguments; `<bash-input>` shows as "! " and the command;
 IDE context blocks (`<ide_opened_file>`, `<ide_selection>`, ...) are left out when the prompt
 has other text. A prompt of IDE context alone shows its raw tag there; keepd, which promised
-never to quote raw markup, shows a short form instead ("IDE: opened README.md").
+never to quote raw markup, shows a short form instead ("IDE: opened README.md"). A prompt with
+no text (an image alone, or blank) reads "(no prompt)"; control characters, terminal escape
+sequences and invisible format characters (zero-width space, byte order mark) do not show.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from __future__ import annotations
 import re
 
 QUOTE_CHARS = 240
+NO_PROMPT = "(no prompt)"  # the picker's row for a prompt without text (an image alone)
 _RAW_PIECE = 4 * QUOTE_CHARS
 _COMMAND = re.compile(r"<command-name>\s*(.*?)\s*</command-name>", re.S)
 _ARGS = re.compile(r"<command-args>(.*?)(?:</command-args>|$)", re.S)
@@ -21,6 +24,10 @@ _BASH = re.compile(r"<bash-input>(.*?)(?:</bash-input>|$)", re.S)
 _IDE = re.compile(r"^\s*<(ide_[a-z_]+)>(.*?)(?:</\1>|$)", re.S)
 _OPENED = re.compile(r"opened the file (.+?) in the IDE")
 _SELECTED = re.compile(r"selected the lines (\d+) to (\d+) from (.+?):")
+# What a terminal does not show: escape sequences (CSI and two-byte ones), then control and
+# format characters but the tab; the tab stays, as the terminal turns it into spaces.
+_ESCAPES = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|[@-Z\\-_])")
+_UNSEEN = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f\u00ad\u200b-\u200c\u200e\u200f\u2060\ufeff]")
 
 
 def shown(texts: list[str]) -> str:
@@ -36,11 +43,15 @@ def shown(texts: list[str]) -> str:
     >>> shown(["<ide_opened_file>The user opened the file /a/b.md in the IDE.</ide_opened_file>",
     ...        "why?"])
     'why?'
+    >>> shown([]), shown(["  "]), shown(["\x0f\x0fnext"]), shown(["a\x1b[31mred\x1b[0m"])
+    ('(no prompt)', '(no prompt)', 'next', 'ared')
     """
     own = [text for text in texts if not _IDE.match(text)]
     if not own:
-        return _ide_short(texts)
+        return _ide_short(texts) if texts else NO_PROMPT
     joined = "\n".join(own).strip()
+    if not joined:
+        return NO_PROMPT
     if "<" in joined:  # both tags open with it: most prompts hold neither
         tagged = _tagged(joined)
         if tagged is not None:
@@ -48,6 +59,13 @@ def shown(texts: list[str]) -> str:
     line = _first_line(joined)
     more = len(joined) > len(line) and joined[len(line) :].strip() != ""
     return _capped(line + ("…" if more else ""))
+
+
+def _visible(line: str) -> str:
+    """`line` as a terminal shows it: without escape sequences and unseen characters."""
+    if line.isprintable():  # neither controls nor format characters: most prompts
+        return line
+    return _UNSEEN.sub("", _ESCAPES.sub("", line)).strip()
 
 
 def _tagged(joined: str) -> str | None:
@@ -100,6 +118,7 @@ def _first_line(text: str, *, strip: bool = True) -> str:
 
 
 def _capped(text: str) -> str:
+    text = _visible(text)
     return text if len(text) <= QUOTE_CHARS else text[: QUOTE_CHARS - 1] + "…"
 
 

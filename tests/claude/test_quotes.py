@@ -9,7 +9,7 @@ from tests.claude import picker
 from tests.claude.client import World
 from tests.claude.sessions import place_chain
 from tests.claude.tmux import Tmux
-from tests.unit.builders import Chain, text
+from tests.unit.builders import Block, Chain, image, text
 
 OPENED = ("<ide_opened_file>The user opened the file /x/README.md in the IDE. This may or may "
           "not be related to the current task.</ide_opened_file>")
@@ -52,3 +52,33 @@ def test_quotes_are_the_pickers_rows(world: World, tmux_ui: Callable[..., Tmux])
             assert row.startswith("<ide_opened_file>The user opened the file /x/README.md")
         else:
             assert row == stop["quote"]
+
+
+UNSEEN: list[tuple[list[Block], str]] = [
+    ([text("\x0f\x0fこれも一旦PRに")], "これも一旦PRに"),
+    ([text("bell\x07in the middle")], "bellin the middle"),
+    ([text("esc\x1b[31mred\x1b[0m end")], "escred end"),
+    ([text("del\x7fchar and c1\x85x\x9bz")], "delchar and c1xz"),
+    ([text("zero\u200bwidth and bom\ufeffx")], "zerowidth and bomx"),
+    ([image()], "(no prompt)"),
+    ([image(), text("with an image")], "with an image"),
+    ([text("   ")], "(no prompt)"),
+    ([text("last")], "last"),
+]
+
+
+def test_unseen_characters_and_empty_prompts_are_the_pickers_rows(
+    world: World, tmux_ui: Callable[..., Tmux]
+) -> None:
+    """Control characters, escape sequences and zero-width characters do not show in the row;
+    a prompt without text (an image alone, blanks) reads "(no prompt)", as keepd quotes it."""
+    chain = Chain()
+    for blocks, _ in UNSEEN:
+        chain.prompt(blocks)
+        chain.reply("ok")
+    session_id = place_chain(world, chain)
+    stops = world.report(session_id)["stops"]
+    assert [stop["quote"] for stop in stops] == [row for _, row in UNSEEN]
+    ui = picker.resume(tmux_ui, session_id)
+    picker.open_picker(ui)
+    assert picker.all_entries(ui)[:-1] == [row for _, row in UNSEEN]

@@ -23,10 +23,10 @@ from keepd.core.cues import (
     named_numbers,
     prompt_marks,
 )
-from keepd.core.quote import QUOTE_CHARS, collapsed, raw
+from keepd.core.quote import NO_PROMPT, QUOTE_CHARS, collapsed, raw
 from keepd.core.session import SessionState
 from keepd.core.tree import Scope
-from tests.unit.builders import Chain, tool_result, tool_use_block
+from tests.unit.builders import Chain, image, tool_result, tool_use_block
 
 
 def edit(chain: Chain, path: str) -> None:
@@ -225,3 +225,20 @@ _SPACES = " \t\n\r\x0b\x0c\x1c\x1f\x85\xa0\u1680\u2000\u200a\u2028\u2029\u202f\u
 @given(st.text(alphabet=_SPACES + "ab\x00\u00e9", max_size=30))
 def test_collapsing_white_space_is_splitting_and_joining(text: str) -> None:
     assert collapsed(text) == " ".join(text.split())
+
+
+def test_a_prompt_without_text_reads_no_prompt_and_is_no_reply() -> None:
+    """An image pasted alone: the picker's row is "(no prompt)", which is not a reply's
+    opening ("no") of the person's; control characters in a prompt do not reach its quote."""
+    chain = Chain()
+    chain.prompt("fix the parser")
+    chain.reply("done")
+    chain.prompt([image()])
+    chain.reply("I see the screenshot")
+    chain.prompt("\x0f\x0fthen the docs")
+    state = cues_of(chain)
+    branch = state.branch()
+    assert [branch.messages[i].quote for i in branch.stops] == [
+        "fix the parser", NO_PROMPT, "then the docs"
+    ]
+    assert state.stop_cues().aside().replies.tolist() == [False, False, False]

@@ -13,6 +13,7 @@ from keepd.cut.plan import pick_stop, plan_cut, resolve_stop
 from keepd.cut.summary import SummaryRequest
 from keepd.cut.validate import check_kept
 from keepd.errors import NoSuchStopError, UnsafeCutError, UsageError
+from tests.unit.builders import progress, tool_use_block
 from tests.unit.cut_sessions import conversation, write_session
 
 
@@ -92,6 +93,24 @@ def test_a_call_without_any_result_yet_needs_force(tmp_path: Path) -> None:
         plan_cut(loaded, stop, Placement.NONE, SummaryRequest())
     plan = plan_cut(loaded, stop, Placement.NONE, SummaryRequest(), force=True)
     assert plan.preserved[-1] == loaded.uuids[-1]
+
+
+def test_a_sub_agent_still_working_when_the_file_was_saved_needs_force(tmp_path: Path) -> None:
+    """A Task call whose sub-agent's progress lines close the file: it is still running (as in
+    the corpus's FSM1 cipher-box dc session), so a cut without its result is refused."""
+    chain = conversation()
+    chain.prompt("research how the share transfer works")
+    chain.reply([tool_use_block("t-task", "Task", description="Research", prompt="look")])
+    for step in range(3):
+        entry = progress(f"p{step}", chain.last)
+        entry["data"] = {"type": "agent_progress", "message": {"type": "assistant"}}
+        entry["toolUseID"] = "t-task"
+        chain.add(entry)
+    loaded = load(write_session(tmp_path, chain))
+    stop = resolve_stop(loaded.analysis, "u011")
+    with pytest.raises(UnsafeCutError, match="tool call t-task has no result yet"):
+        plan_cut(loaded, stop, Placement.NONE, SummaryRequest())
+    assert plan_cut(loaded, stop, Placement.NONE, SummaryRequest(), force=True).dropped > 0
 
 
 def test_the_bundled_example_is_never_cut() -> None:
