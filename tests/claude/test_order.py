@@ -1,9 +1,10 @@
 """The order of keepd's context is the order Claude Code sends: every corpus session, resumed
 with `claude -p --resume`, sends the context keepd reads from the file afterwards, message for
 message, as the client assembles messages from it (a response's lines joined, each call's
-results after it). Left aside: the notices of background tasks the client writes into the file
-as it resumes (a queued `<task-notification>`, or "didn't finish before the previous session
-ended"), which it does not send in that request."""
+results after it, a background task's notice in its frame). Left aside: the notices of
+background tasks the client writes into the file as it resumes (a queued
+`<task-notification>`, or "didn't finish before the previous session ended"), which it does not
+send in that request."""
 
 from __future__ import annotations
 
@@ -28,22 +29,9 @@ from tests.conftest import SHARED
 
 NEXT = "Next prompt after the whole session"
 # Sessions holding user entries with `origin.kind: "task-notification"` (a background task's
-# notice, written as a message): 2.1.332 does not send them on resume, keepd counts them. That
-# is a question of what the context holds, not of its order; left open.
-NOTICES = frozenset(
-    {
-        "Esdeveniments__esdeveniments-frontend__08_d4a731985108_0_full.jsonl",
-        "ebridges__wakil__49_4ec7dcf8e749_0_full.jsonl",
-        "ebridges__wakil__8V_01M039H7ZNMZ1B9XCQH5HCX18V_0_full.jsonl",
-        "keparlak__NumWordify__BC_01KZXPDDY1Q0GK62J7YH9P75BC_0_full.jsonl",
-    }
-)
-CORPUS = [
-    pytest.param(name, marks=pytest.mark.xfail(strict=True, reason="notices not sent"))
-    if name in NOTICES
-    else name
-    for name in sorted(path.name for path in (SHARED / "corpus" / "sessions").glob("*.jsonl"))
-]
+# notice) are compared like every other: 2.1.332 sends each in its place, in a frame the
+# comparison takes off (tests/claude/requests.py, tests/claude/test_notices.py).
+CORPUS = sorted(path.name for path in (SHARED / "corpus" / "sessions").glob("*.jsonl"))
 
 
 @pytest.mark.parametrize("name", CORPUS)

@@ -215,7 +215,8 @@ _PARENTS = st.sampled_from(["previous", "previous", "previous", "earlier", "miss
 
 @st.composite
 def sessions(draw: Any) -> bytes:
-    """Random sessions: turns, tool calls, progress, rewinds, boundaries of every kind."""
+    """Random sessions: turns, tool calls, progress, background tasks' notices, rewinds,
+    boundaries of every kind."""
     entries: list[dict[str, Any]] = []
     uuids: list[str] = []
     for i in range(draw(st.integers(4, 40))):
@@ -226,7 +227,9 @@ def sessions(draw: Any) -> bytes:
             parent = uuids[draw(st.integers(0, len(uuids) - 1))]
         if how == "missing":
             parent = "nowhere"
-        kind = draw(st.sampled_from(["prompt", "reply", "result", "progress", "boundary"]))
+        kind = draw(
+            st.sampled_from(["prompt", "reply", "result", "progress", "notice", "boundary"])
+        )
         entries.append(_entry(kind, uuid, parent, draw, uuids))
         uuids.append(uuid)
     for _ in range(draw(st.integers(0, 2))):  # a line written twice, anywhere
@@ -246,6 +249,9 @@ def _entry(
         usage = None if tokens is None else {"input_tokens": tokens, "output_tokens": 9}
         usage = usage and {**usage, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
         return assistant(uuid, parent, "tokenizer notes", msg_id=msg_id, usage_=usage)
+    if kind == "notice":  # a background task's notice (tests/unit/test_notices.py)
+        notice = "<task-notification>\n<status>completed</status>\n</task-notification>"
+        return user(uuid, parent, notice, origin={"kind": "task-notification"})
     if kind == "result":
         return tool_result(uuid, parent or "nowhere", "toolu_1", "ok")
     if kind == "progress":
