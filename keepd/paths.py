@@ -61,6 +61,11 @@ def state_dir() -> Path:
     return Path(_platform_dirs().user_state_dir)  # type: ignore[attr-defined]
 
 
+def reader_dir() -> Path:
+    """Where the reader's answers are cached, one file per request (by its sha256)."""
+    return state_dir() / "reader"
+
+
 def notes_dir() -> Path:
     """Where notes are written: `KEEPD_NOTES_DIR` if set, else `notes` in the data dir."""
     configured = os.environ.get("KEEPD_NOTES_DIR", "").strip()

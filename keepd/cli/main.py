@@ -64,6 +64,11 @@ def _parser() -> argparse.ArgumentParser:
     _session_arguments(report, "sessions", "*")
     report.add_argument("--json", action="store_true", help="machine-readable output")
     report.add_argument("--width", type=int, help="terminal width (default: detected)")
+    report.add_argument(
+        "--ask-claude",
+        action="store_true",
+        help="also ask your own claude -p where pieces of work begin (sends the prompts)",
+    )
     report.set_defaults(handler=_report)
     note = commands.add_parser("note", help="write a session's note (HTML) and print its link")
     _session_arguments(note, "session", "?")
@@ -84,6 +89,9 @@ def _parser() -> argparse.ArgumentParser:
     from keepd.cli.claude import add_commands as add_glance_commands
 
     add_glance_commands(commands)
+    from keepd.cli.ask import add_commands as add_ask_commands
+
+    add_ask_commands(commands)
     return parser
 
 
@@ -106,7 +114,13 @@ def _report(args: argparse.Namespace) -> int:
     operations = Operations()
     names: list[str | None] = list(args.sessions) or [None]
     results = [
-        operations.report(name, whole=args.whole, example=args.example, window=args.window)
+        operations.report(
+            name,
+            whole=args.whole,
+            example=args.example,
+            window=args.window,
+            ask_claude=args.ask_claude,
+        )
         for name in names
     ]
     if args.json:
@@ -114,16 +128,25 @@ def _report(args: argparse.Namespace) -> int:
 
         sys.stdout.buffer.write(dumps([r.analysis for r in results], many=len(names) > 1))
         return 0
-    from keepd.report.terminal import Style, render
-
-    width = max(args.width or _width(), MIN_WIDTH)  # --width 3 or -5 still gives a readable report
-    style = Style(width=width, color=_color(), legend=sys.stdout.isatty())
     for result in results:
         if result.example and not args.example:
             print("keepd: no Claude Code sessions found; showing the example", file=sys.stderr)
-        sys.stdout.write(render(result.analysis, style, example=result.example))
+        sys.stdout.write(report_text(result.analysis, args.width, example=result.example))
+        if args.ask_claude:
+            from keepd.cli.ask import reader_line
+
+            print(reader_line(result.analysis))
         _note_line(operations, result.analysis)
     return 0
+
+
+def report_text(analysis: Analysis, width: int | None, *, example: bool = False) -> str:
+    """The terminal report of an analysis at `width` (default: the terminal's)."""
+    from keepd.report.terminal import Style, render
+
+    wide = max(width or _width(), MIN_WIDTH)  # --width 3 or -5 still gives a readable report
+    style = Style(width=wide, color=_color(), legend=sys.stdout.isatty())
+    return render(analysis, style, example=example)
 
 
 def _note_line(operations: Operations, analysis: Analysis) -> None:
