@@ -26,6 +26,7 @@ from keepd.daemon.live import Live, Where
 from keepd.daemon.methods import Methods
 from keepd.daemon.notify import ensure_bus_address, make_sender, open_path
 from keepd.daemon.policy import Notice
+from keepd.daemon.reading import Reading
 from keepd.daemon.registry import Registry
 from keepd.daemon.server import Server, bind_socket
 from keepd.daemon.watch import Want, Watcher
@@ -122,6 +123,8 @@ class Daemon:
             self.alerts.sender = make_sender(self._on_open, self._on_not_now)
         self.follower = Follower(self.registry, self.alerts, config.watch, config.notify, loop)
         self._closing.callback(self.follower.close)
+        self.follower.reading = Reading(config.reader, loop)
+        self._closing.callback(self.follower.reading.close)
         self.watcher = Watcher(
             loop, self.follower.on_path, self.follower.rescan_soon, polling=config.watch.polling
         )
@@ -219,6 +222,8 @@ class Daemon:
             return
         self.config = config
         self.alerts.config = self.follower.notify = config.notify
+        if self.follower.reading is not None:
+            self.follower.reading.config = config.reader
         self.follower.watch = config.watch
         self.registry.active_seconds = 60.0 * config.watch.active_minutes
         self.registry.window = config.watch.window or None

@@ -59,9 +59,14 @@ def with_reader(
     *,
     answer_file: Path | None = None,
     cache: Path | None = None,
+    memo: dict[str, dict[str, Any]] | None = None,
     asker: Asker = ask_claude,
 ) -> Analysis:
-    """The analysis with the reader's answer merged in, or with why there is none."""
+    """The analysis with the reader's answer merged in, or with why there is none.
+
+    An answer is looked for in `memo` (a daemon's memory), then in the `cache` folder, and
+    only then asked for; what is asked is kept in both.
+    """
     request = read.request
     sha = request_sha256(request)
     if not request:
@@ -69,7 +74,8 @@ def with_reader(
     if answer_file is not None:
         record, source = load_record(answer_file, sha), RECORDED
     else:
-        cached = _cached(cache, sha)
+        cached = memo.get(sha) if memo is not None else None
+        cached = cached if cached is not None else _cached(cache, sha)
         record, source = (cached, CACHED) if cached is not None else ({}, ASKED)
         if cached is None:
             asked = asker(
@@ -77,6 +83,8 @@ def with_reader(
             )
             record = _record(sha, asked)
             _save(cache, sha, record)
+        if memo is not None:
+            memo[sha] = record
     failure = record.get("failure")
     if failure:
         return _failed(read.analysis, source, sha, str(failure))
