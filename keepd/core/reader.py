@@ -189,7 +189,7 @@ def _json_object(text: str) -> dict[str, object] | None:
     stripped = text.strip()
     fenced = _FENCE.search(stripped)
     candidates = [stripped, fenced.group(1) if fenced else ""]
-    if "{" in stripped:
+    if "{" in stripped and "}" in stripped:
         candidates.append(stripped[stripped.index("{") : stripped.rindex("}") + 1])
     for candidate in candidates:
         try:
@@ -203,16 +203,25 @@ def _json_object(text: str) -> dict[str, object] | None:
 
 def safe(stop: Stop, analysis: Analysis) -> bool:
     """Whether the curve says summarizing up to `stop` is safe: it is above grading's floors
-    (`Stop.eligible`, or the last stop keeping grading's fewest words) and its kept part does
-    not lean on the past more than the session's median stop does (its self-containment at
-    least the median of the stops above the floors). The median is not tuned: no recorded
-    answer chose it."""
+    (`Stop.eligible`, or the last stop keeping grading's fewest words), and the kept part does
+    not lean on the past harder than at the prompt before: its self-containment does not fall
+    into the stop by more than the curve's wiggle (its noise). No recorded answer chose this."""
     if stop.sc is None or stop.kept < DEFAULT_TUNING.min_kept_uses:
         return False
     if not stop.eligible and stop.below != 0:
         return False
-    measured = sorted(s.sc for s in analysis.stops if s.eligible and s.sc is not None)
-    return not measured or stop.sc >= measured[len(measured) // 2]
+    before = _previous(stop, analysis)
+    if before is None or before.sc is None:
+        return True
+    return stop.sc >= before.sc - (analysis.wiggle or 0.0)
+
+
+def _previous(stop: Stop, analysis: Analysis) -> Stop | None:
+    """The stop just before `stop` (None for the first, or when `stops` holds only some)."""
+    at = next((k for k, s in enumerate(analysis.stops) if s is stop), None)
+    if at is None or at == 0 or analysis.stops_total is not None:
+        return None
+    return analysis.stops[at - 1]
 
 
 def merged(analysis: Analysis, rows: list[Row], answer: Answer, source: str, sha: str) -> Analysis:
