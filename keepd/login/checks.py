@@ -271,3 +271,37 @@ def check_mcp() -> Check:
         return Check("mcp", SKIP, "the mcp package is not installed (pip install 'keepd[mcp]')")
     summary = f"mcp {found}: keepd mcp can serve the recall store"
     return Check("mcp", OK, summary, data={"mcp": found})
+
+
+# Measured with the tests/claude harness (scripts/reader_cost.py): the fake Messages API's
+# count (bytes / 4) of what Claude Code 2.1.332 sends for the calibration sessions' requests
+# (median 1,131; the largest 3,525) and for a request at the cap (6,905).
+READER_TOKENS = "about 1,100 tokens a question (median), 3,500 the largest seen, 6,900 at most"
+
+
+def check_reader() -> Check:
+    """Whether the reader of meaning is on, what it sends and to whom."""
+    import shutil
+
+    from keepd.config import load_config
+    from keepd.core.reader import REQUEST_CHARS, ROW_CHARS
+
+    config = load_config().reader
+    sends = (
+        f"the prompts' picker rows (each cut to {ROW_CHARS} characters, with the minutes since "
+        f"the one before and the git branch; {REQUEST_CHARS:,} characters in all), nothing else"
+    )
+    data = {"enabled": config.enabled, "model": config.model, "sends": sends}
+    to_whom = f"claude -p --model {config.model}, on your own Claude account as your chat is"
+    what = f"{sends}, go to {to_whom}; {READER_TOKENS}"
+    if not config.enabled:
+        summary = (
+            "off: nothing is sent. Turned on ([reader] enabled = true, or keepd report "
+            f"--ask-claude), {what}"
+        )
+        return Check("reader", SKIP, summary, data=data)
+    claude = shutil.which("claude")
+    summary = f"on: before a notice, {what}"
+    if claude is None:
+        return Check("reader", WARN, summary, "install Claude Code, or turn the reader off", data)
+    return Check("reader", OK, summary, data=data | {"claude": claude})

@@ -191,3 +191,20 @@ def test_asked_once_per_request_and_failures_leave_the_grade(example: Read, tmp_
     )
     assert again.reader is not None and again.reader.source == "cache"
     assert "reader" not in example.analysis.to_dict()  # off: the JSON form as before
+
+
+def test_doctor_says_what_is_sent_and_to_whom(
+    private_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from keepd.login.checks import SKIP, WARN, check_reader
+    from keepd.paths import config_file
+
+    off = check_reader()
+    assert off.status == SKIP and off.summary.startswith("off: nothing is sent")
+    assert "300 characters" in off.summary and "your own Claude account" in off.summary
+    config_file().parent.mkdir(parents=True, exist_ok=True)
+    config_file().write_text("[reader]\nenabled = true\n")
+    monkeypatch.setenv("PATH", str(private_home))  # no claude here
+    on = check_reader()
+    assert on.status == WARN and on.summary.startswith("on: before a notice")
+    assert "claude -p --model haiku" in on.summary
