@@ -54,6 +54,17 @@ class Alerts:
         self.pending[session_id] = notice
         return True
 
+    def may_notify(self, session_id: str, share: float) -> bool:
+        """Whether a notice of the kind `share` calls for could still be sent to this session
+        (on, not paused or muted, none of that kind sent yet): the reader is asked only then."""
+        now = self.clock()
+        if not self.config.enabled or self.memory.is_paused(now):
+            return False
+        if self.memory.muted(session_id, now):
+            return False
+        kind = "urgent:" if share >= self.config.urgent else "break:"
+        return not any(key.startswith(kind) for key in self.memory.notified.get(session_id, ()))
+
     async def flush(self) -> int:
         """Sends what is pending; stops at the first failure (the server is away, or the
         record of the notice cannot be saved)."""

@@ -160,12 +160,19 @@ class Follower:
         if analysis is None:
             return
         session_id = followed.session_id
-        if self.reading is not None and self.reading.wanted(analysis, self.notify):
+        if self.reading is not None and self._ask_reader(session_id, analysis):
             self.reading.start(
                 path, self.registry.window, analysis, lambda done: self._notice(session_id, done)
             )
             return
         self._notice(session_id, analysis)
+
+    def _ask_reader(self, session_id: str, analysis: Analysis) -> bool:
+        """Whether the reader is on and a notice may follow, so it is asked first."""
+        share = analysis.context.get("share")
+        if self.reading is None or share is None or not self.reading.wanted(analysis, self.notify):
+            return False
+        return self.alerts.may_notify(session_id, share)
 
     def _notice(self, session_id: str, analysis: Analysis) -> None:
         if self.alerts.consider(session_id, analysis):

@@ -13,13 +13,16 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from keepd.config import ReaderConfig
 from keepd.core.analysis import Analysis, ReaderInfo
 from keepd.core.reader import SYSTEM, Row, merged, parse_answer, request_sha256, request_text
 from keepd.errors import AnswerError
 from keepd.system.claude_ask import Asked, ask_claude
+
+if TYPE_CHECKING:
+    from keepd.core.session import SessionState
 
 log = logging.getLogger(__name__)
 RECORDED, CACHED, ASKED = "recorded answer", "cache", "claude -p"
@@ -32,6 +35,7 @@ class Read:
 
     analysis: Analysis
     rows: list[Row]
+    state: SessionState | None = None  # for the guidance at a pick the reader moved
 
     @property
     def request(self) -> str:
@@ -50,7 +54,7 @@ def read_for_reader(path: Path, *, whole: bool = False, window: int | None = Non
     if not state.tree.nodes or state.tree.leaf() is None:
         raise NotASessionError(str(path))
     analysis = analyse_state(state, path=str(path), window=window)
-    return Read(analysis, rows_of(analysis, state.branch()))
+    return Read(analysis, rows_of(analysis, state.branch()), state)
 
 
 def with_reader(
@@ -91,7 +95,20 @@ def with_reader(
     answer = parse_answer(str(record.get("answer", "")), read.rows)
     if answer is None:
         return _failed(read.analysis, source, sha, "the answer is not the JSON object asked for")
-    return merged(read.analysis, read.rows, answer, source, sha)
+    return _guided(read, merged(read.analysis, read.rows, answer, source, sha))
+
+
+def _guided(read: Read, analysis: Analysis) -> Analysis:
+    """The six blocks and the borrowed words at the pick, when the reader moved it."""
+    stop = analysis.target_stop()
+    if read.state is None or stop is None or analysis.pick == read.analysis.pick:
+        return analysis
+    if not read.state.index.detail:
+        return analysis
+    from keepd.core.analysis import guidance_at
+
+    blocks, words = guidance_at(read.state, stop.index)
+    return replace(analysis, blocks=blocks, borrowed_words=words)
 
 
 def _failed(analysis: Analysis, source: str, sha: str, failure: str) -> Analysis:

@@ -140,6 +140,9 @@ def test_the_pick_moves_to_a_safe_newest_piece(example: Read, tmp_path: Path) ->
     stop = merged.stop(row.uuid)
     assert stop is not None and stop.grade == "●●●" and "reader" in (stop.reasons or [])
     assert merged.to_dict()["reader"]["source"] == "recorded answer"
+    # what a summary must keep is measured again at the new pick
+    assert merged.blocks and max(block.last for block in merged.blocks) < stop.index
+    assert max(block.last for block in local.blocks) >= stop.index
 
 
 def test_an_unsafe_newest_piece_is_flagged(example: Read, tmp_path: Path) -> None:
@@ -208,3 +211,17 @@ def test_doctor_says_what_is_sent_and_to_whom(
     on = check_reader()
     assert on.status == WARN and on.summary.startswith("on: before a notice")
     assert "claude -p --model haiku" in on.summary
+
+
+def test_the_daemon_asks_only_while_a_notice_of_that_kind_may_come() -> None:
+    from keepd.config import NotifyConfig
+    from keepd.daemon.alerts import Alerts
+    from keepd.ops.memory import Memory
+
+    memory = Memory()
+    alerts = Alerts(NotifyConfig(), memory, lambda: True, clock=lambda: 1000.0)
+    assert alerts.may_notify("s", 0.65) and alerts.may_notify("s", 0.9)
+    memory.remember("s", "break:u1")
+    assert not alerts.may_notify("s", 0.65) and alerts.may_notify("s", 0.9)
+    memory.mute("s", None)
+    assert not alerts.may_notify("s", 0.9)
