@@ -164,7 +164,9 @@ def _show(args: argparse.Namespace) -> int:
     return 0
 
 
-def _control(args: argparse.Namespace, method: str, params: dict[str, Any], local: Local) -> int:
+def _control(
+    args: argparse.Namespace, method: str, params: dict[str, Any], local: Local
+) -> int:
     data = ask(args, method, params, local)
     if args.json:
         return _print_json(data)
