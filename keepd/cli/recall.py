@@ -71,9 +71,10 @@ def _mcp(args: argparse.Namespace) -> int:
     try:
         from keepd.claude.mcp_server import serve
     except ImportError as error:
+        from keepd.login.advice import add_package
+
         raise MissingExtraError(
-            f"keepd mcp needs the mcp package ({error.name or error}): "
-            "pipx install 'keepd[mcp]' or pip install 'keepd[mcp]'"
+            f"keepd mcp needs the mcp package ({error.name or error}): {add_package('mcp')}"
         ) from error
     serve()
     return 0

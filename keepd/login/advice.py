@@ -1,0 +1,63 @@
+"""How to install keepd, or add an optional part to it, the way this copy of keepd was installed.
+
+keepd is not on the package index yet (docs/install.md), so advice never says `pipx install
+keepd` or `pip install 'keepd[mcp]'`: it names the environment keepd runs in and the clone it
+came from.
+"""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from pathlib import Path
+
+CLONE = "PATH-TO-YOUR-KEEPD-CLONE"
+
+
+def installer(prefix: Path | None = None) -> str:
+    """What made the environment keepd runs in: "pipx", "uv" (`uv tool`) or "pip".
+
+    >>> installer(Path("/home/me/.local/share/pipx/venvs/keepd"))
+    'pipx'
+    >>> installer(Path("/home/me/.local/share/uv/tools/keepd")), installer(Path("/w/.venv"))
+    ('uv', 'pip')
+    """
+    where = prefix if prefix is not None else Path(sys.prefix)
+    if where.parent.name == "venvs" and "pipx" in where.parts:
+        return "pipx"
+    if where.parent.name == "tools" and "uv" in where.parts:
+        return "uv"
+    return "pip"
+
+
+def source() -> str:
+    """The clone keepd runs from when it is installed editable, else a placeholder for it."""
+    clone = Path(__file__).resolve().parents[2]
+    if (clone / "pyproject.toml").is_file() and (clone / "keepd" / "__init__.py").is_file():
+        return str(clone)
+    return CLONE
+
+
+def add_package(package: str) -> str:
+    """The command that adds an optional package to the environment this keepd runs in."""
+    how = installer()
+    if how == "pipx":
+        return f"pipx inject keepd {package}"
+    if how == "uv":
+        return f"uv tool install --reinstall --with {package} {shlex.quote(source())}"
+    return f"{shlex.quote(sys.executable)} -m pip install {package}"
+
+
+def install_keepd() -> str:
+    """The command that installs keepd for the user from its clone (docs/install.md)."""
+    return f"pipx install {shlex.quote(source())} (or: uv tool install {shlex.quote(source())})"
+
+
+def uninstall_keepd() -> str:
+    """The command that removes keepd the way it was installed."""
+    how = installer()
+    if how == "pipx":
+        return "pipx uninstall keepd"
+    if how == "uv":
+        return "uv tool uninstall keepd"
+    return f"{shlex.quote(sys.executable)} -m pip uninstall keepd"
