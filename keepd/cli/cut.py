@@ -263,7 +263,7 @@ def _written(outcome: CutOutcome) -> None:
     if outcome.recall_warning is None:
         print(
             f"  the {outcome.recalled:,} messages left out are in the recall store as cut "
-            f"{plan.cut_id}: keepd recall --cut {plan.cut_id} WORDS"
+            f"{plan.cut_id}: `keepd recall --cut {plan.cut_id} WORDS`"
         )
     else:
         print(
@@ -272,7 +272,7 @@ def _written(outcome: CutOutcome) -> None:
             file=sys.stderr,
         )
     if not outcome.rebuilt_directly:
-        print("  keepd report shows the new context after your next message")
+        print("  `keepd report` shows the new context after your next message")
     from keepd.ops.names import resume_command, session_name
 
     print(f"  undo: keepd undo {session_name(plan.snapshot.path, plan.session_id)}")
@@ -280,7 +280,7 @@ def _written(outcome: CutOutcome) -> None:
     if resume is not None:
         print(f"  continue: {resume}")
     else:
-        print("  continue: Claude Code resumes only the sessions in its projects/ folders")
+        print("  (Claude Code resumes a session only from its project's folder under projects/)")
 
 
 def _k(tokens: float) -> str:

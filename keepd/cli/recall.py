@@ -56,7 +56,7 @@ def _recall_or_raise(args: argparse.Namespace) -> int:
             sys.stdout.write(render.message_text(stored))
         return 0
     if not query:
-        raise UsageError("give words to search for (keepd recall WORDS) or --uuid U")
+        raise UsageError("give words to search for (`keepd recall WORDS`) or --uuid U")
     results = search.search(query, session=args.session, cut=args.cut, limit=args.limit)
     if args.json:
         sys.stdout.buffer.write(render.hits_json(results))

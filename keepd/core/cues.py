@@ -295,4 +295,3 @@ class CueTally:
                 np.array(self.replies, dtype=bool),
             ),
         )
-

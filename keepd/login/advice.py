@@ -49,8 +49,10 @@ def add_package(package: str) -> str:
 
 
 def install_keepd() -> str:
-    """The command that installs keepd for the user from its clone (docs/install.md)."""
-    return f"pipx install {shlex.quote(source())} (or: uv tool install {shlex.quote(source())})"
+    """The commands (in backticks) that install keepd for the user from its clone
+    (docs/install.md)."""
+    clone = shlex.quote(source())
+    return f"`pipx install {clone}` or `uv tool install {clone}`"
 
 
 def uninstall_keepd() -> str:

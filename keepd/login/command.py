@@ -100,7 +100,7 @@ def command_problem(command: Command) -> str | None:
         if program.is_relative_to(hidden):
             return (
                 f"{program} is under {hidden}, which the service cannot see (PrivateTmp) and "
-                f"which may be emptied; install keepd with `{install_keepd()}`, "
+                f"which may be emptied; install keepd from its clone with {install_keepd()}, "
                 "or give --command"
             )
     return None
