@@ -295,3 +295,4 @@ class CueTally:
                 np.array(self.replies, dtype=bool),
             ),
         )
+
