@@ -22,10 +22,10 @@ GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
 # Examples: (command line, what it does). Placeholders in capitals.
 EXAMPLES: dict[str, tuple[tuple[str, str], ...]] = {
     "keepd": (
-        ("keepd report", "where to stop in this folder's newest session"),
+        ("keepd report", "where to stop in this folder's session"),
         ("keepd report --example", "the same on keepd's bundled example"),
         ("keepd cut SESSION --pick --dry-run", "what summarizing up to the pick would do"),
-        ("keepd doctor", "what keepd needs, with a fix for each problem"),
+        ("keepd doctor", "what keepd needs, with fixes"),
     ),
     "report": (
         ("keepd report", "the newest session of this folder's project"),
@@ -98,16 +98,14 @@ HELP_WIDTH = 79
 
 
 def epilog(name: str) -> str:
-    """The examples and the docs' page printed under a command's options, in 79 columns: an
-    explanation that does not fit beside its example goes under it."""
+    """The examples and the docs' page printed under a command's options, in 79 columns: the
+    explanations beside their examples, or under each when one does not fit."""
     examples = EXAMPLES.get(name, ())
     width = max((len(line) for line, _ in examples), default=0)
     lines = ["examples:"] if examples else []
+    beside = all(2 + width + 2 + len(what) <= HELP_WIDTH for _, what in examples)
     for line, what in examples:
-        if 2 + width + 2 + len(what) <= HELP_WIDTH:
-            lines.append(f"  {line:<{width}}  {what}")
-        else:
-            lines += [f"  {line}", f"      {what}"]
+        lines += [f"  {line:<{width}}  {what}"] if beside else [f"  {line}", f"      {what}"]
     lines.append(f"more: {DOCS.get(name, DAEMON_DOCS)} in keepd's source")
     return "\n".join(lines)
 
