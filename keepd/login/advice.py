@@ -38,14 +38,15 @@ def source() -> str:
     return CLONE
 
 
-def add_package(package: str) -> str:
-    """The command that adds an optional package to the environment this keepd runs in."""
-    how = installer()
+def add_package(package: str, prefix: Path | None = None, python: str | None = None) -> str:
+    """The command that adds an optional package to the environment keepd runs in (`prefix`,
+    `python`: this interpreter's, unless given)."""
+    how = installer(prefix)
     if how == "pipx":
         return f"pipx inject keepd {package}"
     if how == "uv":
         return f"uv tool install --reinstall --with {package} {shlex.quote(source())}"
-    return f"{shlex.quote(sys.executable)} -m pip install {package}"
+    return f"{shlex.quote(python or sys.executable)} -m pip install {package}"
 
 
 def install_keepd() -> str:
