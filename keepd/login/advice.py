@@ -31,11 +31,35 @@ def installer(prefix: Path | None = None) -> str:
 
 
 def source() -> str:
-    """The clone keepd runs from when it is installed editable, else a placeholder for it."""
+    """The clone keepd was installed from: the folder its installer recorded (pipx, uv tool and
+    pip write it into `direct_url.json`), or the one it runs from; else a placeholder."""
+    recorded = _recorded_folder()
+    if recorded is not None:
+        return recorded
     clone = Path(__file__).resolve().parents[2]
     if (clone / "pyproject.toml").is_file() and (clone / "keepd" / "__init__.py").is_file():
         return str(clone)
     return CLONE
+
+
+def _recorded_folder() -> str | None:
+    """The local folder in keepd's `direct_url.json` (PEP 610), if it still holds keepd."""
+    import json
+    from importlib.metadata import distributions
+    from urllib.parse import unquote, urlparse
+
+    for found in distributions(name="keepd"):
+        text = found.read_text("direct_url.json")
+        if not text:
+            continue
+        try:
+            url = urlparse(str(json.loads(text).get("url", "")))
+        except (ValueError, AttributeError):
+            continue
+        folder = Path(unquote(url.path))
+        if url.scheme == "file" and (folder / "pyproject.toml").is_file():
+            return str(folder)
+    return None
 
 
 def add_package(package: str, prefix: Path | None = None, python: str | None = None) -> str:

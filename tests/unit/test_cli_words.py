@@ -105,3 +105,11 @@ def test_a_typo_is_guessed_only_when_close() -> None:
 def test_the_project_and_another_projects_session_are_named() -> None:
     assert project_name("/home/dev/invoicer/") == "invoicer"
     assert "/tmp/x has no sessions" in elsewhere_note("/tmp/x")
+
+
+def test_the_clone_is_the_one_keepd_was_installed_from() -> None:
+    """This checkout is installed editable (the guide's setup): its folder, never a name."""
+    from keepd.login.advice import install_keepd, source
+
+    assert source() == str(Path(__file__).resolve().parents[2])
+    assert install_keepd() == f"`pipx install {source()}` or `uv tool install {source()}`"
