@@ -17,6 +17,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import orjson
@@ -251,3 +252,20 @@ def test_what_doctor_and_the_errors_print_works(paster: Paster) -> None:
     pasted = paster.paste_all(text)
     assert {"keepd report", "keepd recall WORDS", "keepd --help"} <= set(pasted)
     assert "pipx install keepd" not in text and "keepd[" not in text
+
+
+def test_the_services_warning_about_tmp_names_a_clone_that_exists() -> None:
+    """A keepd under /tmp cannot be a service; the advice installs it from its clone (not
+    run here: it would install keepd for this user)."""
+    from keepd.login.command import Command, command_problem
+
+    with tempfile.TemporaryDirectory(dir="/tmp") as folder:
+        program = Path(folder) / "keepd"
+        program.write_text("#!/bin/sh\n", encoding="utf-8")
+        program.chmod(0o755)
+        problem = command_problem(Command((str(program),), "test"))
+    assert problem is not None and "pipx install keepd" not in problem
+    advised = [shlex.split(span) for span in BACKTICKED.findall(problem)]
+    assert [argv[:2] for argv in advised] == [["pipx", "install"], ["uv", "tool"]]
+    for argv in advised:
+        assert (Path(argv[-1]) / "pyproject.toml").is_file(), argv
