@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from keepd.errors import ServiceError
+from keepd.login.advice import install_keepd
 
 NAME = "keepd"
 # Folders a sandboxed service cannot see (PrivateTmp=yes) or that vanish at reboot.
@@ -99,7 +100,7 @@ def command_problem(command: Command) -> str | None:
         if program.is_relative_to(hidden):
             return (
                 f"{program} is under {hidden}, which the service cannot see (PrivateTmp) and "
-                "which may be emptied; install keepd with `pipx install keepd` or "
-                "`uv tool install keepd`, or give --command"
+                f"which may be emptied; install keepd from its clone with {install_keepd()}, "
+                "or give --command"
             )
     return None

@@ -212,4 +212,6 @@ def _name_data(out: TextIO) -> None:
         out.write("keepd's data stays where it is (delete it yourself if you want it gone):\n")
         for label, path in kept:
             out.write(f"  {label}: {path}\n")
-    out.write("To remove the program: `pipx uninstall keepd` or `uv tool uninstall keepd`.\n")
+    from keepd.login.advice import uninstall_keepd
+
+    out.write(f"To remove the program: `{uninstall_keepd()}`.\n")

@@ -111,7 +111,7 @@ def check_service() -> tuple[Check, Any]:
         return Check("service", SKIP, error.message), None
     state = manager.status()
     data = state.to_dict()
-    install = "keepd service install"
+    install = "`keepd service install`"
     if not state.reachable:
         summary = f"{state.state}: {state.detail}"
         fix = "log in with a systemd user session, or run `keepd run` from your session's autostart"
@@ -124,7 +124,7 @@ def check_service() -> tuple[Check, Any]:
         fix = "see `keepd service logs`; then `keepd service install` again"
         return Check("service", FAIL, summary, fix, data), state
     if not state.enabled:
-        fix = "keepd service install (to start it at login)"
+        fix = "`keepd service install` (to start it at login)"
         return Check("service", WARN, summary + "; not started at login", fix, data), state
     return Check("service", OK, summary, data=data), state
 
@@ -142,11 +142,11 @@ def check_command(state: Any) -> Check:
     data["service"] = installed
     if not Path(installed[0]).exists():
         summary = f"the service runs {installed[0]}, which no longer exists"
-        return Check("command", FAIL, summary, "keepd service install", data)
+        return Check("command", FAIL, summary, "`keepd service install`", data)
     if installed[: len(here.argv)] == list(here.argv):
         return Check("command", OK, f"the service runs {' '.join(here.argv)}", data=data)
     summary = f"the service runs {' '.join(installed)}, not this keepd ({' '.join(here.argv)})"
-    fix = "keepd service install (to run this one), or ignore if intended"
+    fix = "`keepd service install` (to run this one), or ignore if intended"
     return Check("command", WARN, summary, fix, data)
 
 
@@ -160,7 +160,7 @@ def check_socket() -> Check:
     try:
         reply = Client(timeout=3.0).call("ping")
     except DaemonUnavailableError as error:
-        fix = "keepd service install, or `systemctl --user start keepd` if it is installed"
+        fix = "`keepd service install`, or `systemctl --user start keepd` if it is installed"
         summary = f"no daemon answers: {error.message}"
         return Check("socket", FAIL, summary, fix, {"path": str(path)})
     except KeepdError as error:
