@@ -130,7 +130,8 @@ def test_a_cut_the_daemon_has_not_analysed_yet_is_said_not_the_old_pick(tmp_path
         cut = run_cli(tree, "cut", EXAMPLE_ID, "--pick", "--no-summary", "--force")
         assert cut.returncode == 0, cut.stderr
         assert path.stat().st_size > read
-        wait_until(lambda: daemon.entry(path)["offset"] == path.stat().st_size)  # read, not yet
+        size = path.stat().st_size
+        wait_until(lambda: (daemon.entry(path) or {}).get("offset") == size)  # read, not yet
         assert daemon.call("glance", ask)["offset"] == read  # analysed
         line = line_of(tree, claude_json(path, used=9), "--plain")
         assert daemon.call("glance", ask)["offset"] == read, "the daemon caught up too soon"
