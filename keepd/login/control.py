@@ -10,7 +10,7 @@ from typing import Any, TextIO
 from keepd.data.icons import theme_files
 from keepd.errors import KeepdError, ServiceError
 from keepd.login.actions import Action, Executor, MakeDir, Remove, Runner, Write
-from keepd.login.command import Command, command_problem
+from keepd.login.command import Command, command_problem, shared_tmp_warning
 from keepd.login.render import Extras
 from keepd.login.state import Manager
 from keepd.paths import (
@@ -25,26 +25,38 @@ from keepd.paths import (
     state_dir,
 )
 
-MANAGERS = ("systemd", "launchd")
+MANAGERS = ("systemd", "launchd", "autostart")
+LINUX = ("systemd", "autostart")  # the managers that take keepd's icon into the user's theme
 READY_SECONDS = 15.0
 
 
-def platform_manager(platform: str | None = None) -> str:
-    """The service manager of this platform: launchd on macOS, systemd on Linux."""
+def platform_manager(platform: str | None = None, runner: Runner | None = None) -> str:
+    """The login path of this platform: launchd on macOS; on Linux systemd where a user
+    manager answers (`systemctl --user`), else an XDG autostart entry (containers, desktops
+    started without systemd)."""
     name = platform or sys.platform
     if name == "darwin":
         return "launchd"
     if name.startswith("linux"):
-        return "systemd"
+        return "systemd" if systemd_user_answers(runner or Runner()) else "autostart"
     raise ServiceError(f"no login service for {name}: run `keepd run` yourself")
 
 
+def systemd_user_answers(runner: Runner) -> bool:
+    """Whether a systemd user manager answers `systemctl --user` for this session."""
+    return runner(("systemctl", "--user", "show-environment")).code == 0
+
+
 def make_manager(name: str | None, runner: Runner) -> Manager:
-    chosen = name or platform_manager()
+    chosen = name or platform_manager(runner=runner)
     if chosen == "launchd":
         from keepd.login.launchd import Launchd
 
         return Launchd(runner)
+    if chosen == "autostart":
+        from keepd.login.autostart import Autostart
+
+        return Autostart(runner)
     from keepd.login.systemd import Systemd
 
     return Systemd(runner)
@@ -53,7 +65,7 @@ def make_manager(name: str | None, runner: Runner) -> Manager:
 def own_dirs(manager: str) -> list[Path]:
     """keepd's folders the sandboxed service writes; made before it starts."""
     folders = [data_dir(), notes_dir(), state_dir(), cuts_dir()]
-    if manager == "launchd":
+    if manager in ("launchd", "autostart"):
         folders.append(log_file().parent)
     return list(dict.fromkeys(folders))
 
@@ -67,8 +79,9 @@ def install(
         raise ServiceError(problem)
     out.write(f"keepd service install ({manager.name}): runs {' '.join(command.argv)} run\n")
     out.write(f"  found as {command.how}\n")
-    if problem:
-        out.write(f"  warning: {problem}\n")
+    warning = problem or shared_tmp_warning(command)
+    if warning:
+        out.write(f"  warning: {warning}\n")
     for name, value in sorted(extras.environment.items()):
         out.write(f"  carries {name}={value} into the service\n")
     if not dry:
@@ -85,7 +98,7 @@ def install(
 
 def icon_actions(manager: str) -> list[Action]:
     """keepd's icon in the user's hicolor theme, where Linux desktops look for `keepd`."""
-    if manager != "systemd":
+    if manager not in LINUX:
         return []
     return [
         Write(target, source.read_bytes(), binary=True)
@@ -95,7 +108,7 @@ def icon_actions(manager: str) -> list[Action]:
 
 def installed_icons(manager: str) -> list[Path]:
     """The icon files an install left in the user's theme."""
-    if manager != "systemd":
+    if manager not in LINUX:
         return []
     return [target for _, target in theme_files(data_dir().parent) if target.is_file()]
 
