@@ -30,7 +30,7 @@ class Autostart:
         self.runner = runner
 
     def files(self, command: Command, extras: Extras, *, socket: bool) -> dict[Path, bytes]:
-        return {desktop_path(): render_desktop(command, extras, log_file()).encode()}
+        return {desktop_path(): render_desktop(command, extras).encode()}
 
     def install_actions(self, command: Command, extras: Extras, *, socket: bool) -> list[Action]:
         """The entry, and the daemon started now unless one answers (a changed entry: the
@@ -42,7 +42,7 @@ class Autostart:
             actions.append(Stop(running))
             running = None
         if running is None:
-            actions.append(Start(tuple(desktop_exec(command, extras, log_file()))))
+            actions.append(Start(tuple(desktop_exec(command, extras))))
         return actions
 
     def uninstall_actions(self) -> list[Action]:

@@ -100,13 +100,13 @@ def check_test_notice() -> Check:
     return Check("test notice", FAIL, f"not shown: {sender.describe()}", NO_SERVER_FIX)
 
 
-def check_service() -> tuple[Check, Any]:
-    """The login service's state, as its manager reports it."""
+def check_service(manager: Any = None) -> tuple[Check, Any]:
+    """The login service's state, as its manager (this platform's by default) reports it."""
     from keepd.login.actions import Runner
     from keepd.login.control import make_manager, platform_manager
 
     try:
-        manager = make_manager(platform_manager(), Runner())
+        manager = manager or make_manager(platform_manager(), Runner())
     except KeepdError as error:
         return Check("service", SKIP, error.message), None
     state = manager.status()

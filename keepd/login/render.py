@@ -145,17 +145,20 @@ def desktop_quote(word: str) -> str:
     return '"' + inner.replace("\\", "\\\\") + '"'
 
 
-def desktop_exec(command: Command, extras: Extras, log: Path) -> list[str]:
+def desktop_exec(command: Command, extras: Extras) -> list[str]:
     """The argv a desktop entry runs: `env` with the carried variables (a desktop session
-    does not read the shell's), the command, `run` and its log file."""
+    does not read the shell's), the command, `run`, and its log file in this machine's log
+    folder (none in a package's generic entry: the session keeps its stderr)."""
     carried = [f"{name}={value}" for name, value in sorted(extras.environment.items())]
     prefix = ["env", *carried] if carried else []
-    return [*prefix, *command.argv, "run", "--log-file", str(log)]
+    if extras.log_dir is None:
+        return [*prefix, *command.argv, "run"]
+    return [*prefix, *command.argv, "run", "--log-file", str(extras.log_dir / log_file().name)]
 
 
-def render_desktop(command: Command, extras: Extras, log: Path) -> str:
+def render_desktop(command: Command, extras: Extras) -> str:
     """keepd.desktop, the XDG autostart entry, for `command`."""
-    words = " ".join(desktop_quote(word) for word in desktop_exec(command, extras, log))
+    words = " ".join(desktop_quote(word) for word in desktop_exec(command, extras))
     return _filled(template(DESKTOP).replace("@EXEC@", words), DESKTOP)
 
 

@@ -18,8 +18,10 @@ from keepd.errors import ServiceError
 from keepd.login import control
 from keepd.login.actions import Done, Runner
 from keepd.login.autostart import Autostart, desktop_path
+from keepd.login.checks import OK, WARN
 from keepd.login.command import Command, resolve_command
 from keepd.login.launchd import Launchd
+from keepd.login.probes import check_command, check_service
 from keepd.login.render import Extras, machine_extras, render_service, systemd_quote
 from keepd.login.systemd import Systemd
 from keepd.ops.client import Client
@@ -271,6 +273,7 @@ def test_autostart_install_starts_the_daemon_and_uninstall_stops_it(
         pid = Client(timeout=5).call("status")["pid"]
         assert state.running and state.enabled and state.pid == pid
         assert state.command == [command.program]
+        _doctor_reports_it(pid, command)
         assert "keepd daemon ready" in log_file().read_text()
         again = io.StringIO()
         control.install(
@@ -285,6 +288,16 @@ def test_autostart_install_starts_the_daemon_and_uninstall_stops_it(
     assert not entry.exists() and control.wait_ready(0.0) is None
     assert "the daemon's state" in gone.getvalue()
     assert not Autostart(Runner()).status().installed
+
+
+def _doctor_reports_it(pid: int, command: Command) -> None:
+    """`keepd doctor` reads the entry: the service runs, this keepd; beside systemd, a
+    second login path is a warning."""
+    check, state = check_service(Autostart(Runner()))
+    assert check.status == OK and check.summary.startswith(f"autostart: running, pid {pid}")
+    assert check_command(state).status == OK
+    both, _ = check_service(Systemd(Recorder(active=True)))
+    assert both.status == WARN and str(desktop_path()) in both.summary
 
 
 def _validate(entry: Path) -> None:

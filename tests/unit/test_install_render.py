@@ -284,13 +284,14 @@ def _exec_words(value: str) -> list[str]:
     ["/opt/keepd/bin/keepd", "/opt/my tools/keepd", '/o/a"b$c`d\\e', "/o/100% sure/keepd"],
 )
 def test_the_autostart_entry_runs_the_command_with_its_log(program: str) -> None:
-    extras = Extras(environment={"CLAUDE_CONFIG_DIR": "/w/my claude"})
-    text = render_desktop(Command((program,), "test"), extras, Path("/h/log/keepd.log"))
+    extras = Extras(environment={"CLAUDE_CONFIG_DIR": "/w/my claude"}, log_dir=Path("/h/log"))
+    text = render_desktop(Command((program,), "test"), extras)
     lines = text.splitlines()
     for line in ("[Desktop Entry]", "Type=Application", "Name=keepd", "NoDisplay=true"):
         assert line in lines, line
     value = next(line for line in lines if line.startswith("Exec=")).removeprefix("Exec=")
     expected = ["env", "CLAUDE_CONFIG_DIR=/w/my claude", program, "run", "--log-file"]
     assert _exec_words(value) == [*expected, "/h/log/keepd.log"]
-    bare = render_desktop(Command((program,), "test"), Extras(), Path("/l"))
-    assert f"Exec={desktop_quote(program)} run --log-file /l" in bare.splitlines()
+    bare = render_desktop(Command((program,), "test"), Extras())  # a package's: no log file
+    assert f"Exec={desktop_quote(program)} run" in bare.splitlines()
+    assert log_file().name == "keepd.log" and machine_extras().log_dir == log_file().parent
