@@ -14,6 +14,7 @@ from keepd.login.command import Command, command_problem, shared_tmp_warning
 from keepd.login.render import Extras
 from keepd.login.state import Manager
 from keepd.paths import (
+    autostart_dir,
     config_file,
     cuts_dir,
     data_dir,
@@ -138,9 +139,18 @@ def _report_ready(manager: Manager, out: TextIO) -> int:
         return ServiceError.exit_code
     state = manager.status()
     pid = f", pid {state.pid}" if state.pid else ""
-    out.write(f"keepd {answer.get('version', '?')} is running{pid}; it starts at every login.\n")
+    out.write(f"keepd {answer.get('version', '?')} is running{pid}; {_at_login(manager.name)}\n")
     out.write("Check the desktop with `keepd doctor`; remove with `keepd service uninstall`.\n")
     return 0
+
+
+def _at_login(manager: str) -> str:
+    if manager == "autostart":
+        return (
+            f"a desktop that reads {autostart_dir()} starts it at every login (elsewhere run "
+            "`keepd run` under your session's own supervisor: docs/service.md)."
+        )
+    return "it starts at every login."
 
 
 def wait_ready(seconds: float, path: Path | None = None) -> dict[str, Any] | None:

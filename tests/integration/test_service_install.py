@@ -263,6 +263,7 @@ def test_autostart_install_starts_the_daemon_and_uninstall_stops_it(
             Autostart(Runner()), command, machine_extras(), out, socket=True, dry=False
         )
         assert code == 0, out.getvalue()
+        assert f"a desktop that reads {desktop_path().parent} starts it" in out.getvalue()
         entry = desktop_path()
         assert entry == Path(os.environ["XDG_CONFIG_HOME"]) / "autostart" / "keepd.desktop"
         text = entry.read_text()
