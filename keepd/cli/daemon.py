@@ -29,6 +29,9 @@ def add_commands(commands: Any) -> None:
     """Adds the daemon's subcommands to the `keepd` parser."""
     run = commands.add_parser("run", help="run the daemon in the foreground (for systemd/launchd)")
     _config(run)
+    run.add_argument(
+        "--log-file", type=Path, metavar="FILE", help="also log to FILE (as autostart runs it)"
+    )
     run.set_defaults(handler=_run)
     _simple(commands, "status", "is the daemon running, and what it follows", _status)
     sessions = _simple(commands, "sessions", "sessions followed, context use and pick", _sessions)
@@ -67,7 +70,7 @@ def _config(parser: argparse.ArgumentParser) -> None:
 def _run(args: argparse.Namespace) -> int:
     from keepd.daemon.run import run_daemon
 
-    return run_daemon(args.config, verbose=args.verbose)
+    return run_daemon(args.config, verbose=args.verbose, log_file=args.log_file)
 
 
 def ask(args: argparse.Namespace, method: str, params: dict[str, Any], local: Local) -> Any:
