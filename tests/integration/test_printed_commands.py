@@ -266,6 +266,8 @@ def test_the_services_warning_about_tmp_names_a_clone_that_exists() -> None:
         problem = command_problem(Command((str(program),), "test"))
     assert problem is not None and "pipx install keepd" not in problem
     advised = [shlex.split(span) for span in BACKTICKED.findall(problem)]
-    assert [argv[:2] for argv in advised] == [["pipx", "install"], ["uv", "tool"]]
-    for argv in advised:
+    installs = [argv for argv in advised if argv[0] in ("pipx", "uv")]
+    assert [argv[:2] for argv in installs] == [["pipx", "install"], ["uv", "tool"]]
+    assert ["service", "install"] in [argv[-2:] for argv in advised]  # then that keepd's
+    for argv in installs:
         assert (Path(argv[-1]) / "pyproject.toml").is_file(), argv
