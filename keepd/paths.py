@@ -119,6 +119,12 @@ def systemd_user_dir() -> Path:
     return (Path(base) if base else Path.home() / ".config") / "systemd" / "user"
 
 
+def autostart_dir() -> Path:
+    """Where XDG autostart entries of the user's own are read at login."""
+    base = os.environ.get("XDG_CONFIG_HOME", "").strip()
+    return (Path(base) if base else Path.home() / ".config") / "autostart"
+
+
 def launch_agents_dir() -> Path:
     """Where launchd looks for the user's agents (macOS)."""
     return Path.home() / "Library" / "LaunchAgents"

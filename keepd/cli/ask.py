@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from keepd.cli.options import window_option
+from keepd.cli.options import json_option, session_argument, width_option, window_option
 
 if TYPE_CHECKING:
     from keepd.core.analysis import Analysis
@@ -19,7 +19,12 @@ def add_commands(commands: Any) -> None:
     ask = commands.add_parser(
         "ask", help="ask your own claude -p where pieces of work begin (the reader)"
     )
-    ask.add_argument("session", nargs="?", metavar="SESSION", help="a path, id or prefix")
+    session_argument(
+        ask,
+        nargs="?",
+        help="a session: its id, 4 or more characters of it, or its file's path "
+        "(default: the newest session of this folder's project)",
+    )
     what = ask.add_mutually_exclusive_group()
     what.add_argument("--print", action="store_true", help="print the exact request; send nothing")
     what.add_argument("--answer", type=Path, metavar="FILE", help="a recorded answer, not claude")
@@ -28,8 +33,8 @@ def add_commands(commands: Any) -> None:
     )
     ask.add_argument("--model", default="", help="with --record: the model that wrote REPLY")
     ask.add_argument("--whole", action="store_true", help="the full history, uncompacted")
-    ask.add_argument("--json", action="store_true", help="machine-readable output")
-    ask.add_argument("--width", type=int, help="terminal width (default: detected)")
+    json_option(ask)
+    width_option(ask)
     window_option(ask)
     ask.set_defaults(handler=_ask)
 
@@ -53,8 +58,9 @@ def _ask(args: argparse.Namespace) -> int:
         sys.stdout.buffer.write(dumps([analysis], many=False))
         return 0
     from keepd.cli.main import report_text
+    from keepd.ops.operations import ReportResult
 
-    sys.stdout.write(report_text(analysis, args.width))
+    sys.stdout.write(report_text(ReportResult(analysis, example=False), args.width))
     print(reader_line(analysis))
     return 0
 

@@ -42,7 +42,6 @@ class Alerts:
         self.clock = clock
         self.sender: Sender | None = None
         self.pending: dict[str, Notice] = {}
-        self.sent = 0
         self.failures = 0
         self._lock = asyncio.Lock()
 
@@ -81,7 +80,6 @@ class Alerts:
                 log.info("notified %s (%s)", session_id, notice.key)
                 if self.pending.get(session_id) is notice:
                     del self.pending[session_id]
-                self.sent += 1
                 sent += 1
         return sent
 

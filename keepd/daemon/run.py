@@ -13,6 +13,7 @@ import signal
 import socket
 import sys
 from collections.abc import Coroutine
+from dataclasses import replace
 from pathlib import Path
 from typing import IO, Any
 
@@ -42,13 +43,18 @@ APSCHEDULER_RUNS = "apscheduler.executors.default"
 SOCKET_PATH_LIMIT = 104  # sun_path: 108 bytes on Linux, 104 on macOS
 
 
-def run_daemon(config_path: Path | None = None, *, verbose: bool = False) -> int:
-    """Runs the daemon in the foreground until a signal stops it; returns the exit code."""
+def run_daemon(
+    config_path: Path | None = None, *, verbose: bool = False, log_file: Path | None = None
+) -> int:
+    """Runs the daemon in the foreground until a signal stops it; returns the exit code.
+    `log_file` (`keepd run --log-file`) is written beside stderr, over `log.file`."""
     if sys.platform == "win32" or not hasattr(socket, "AF_UNIX"):
         raise DaemonError("keepd run needs Linux or macOS (a Unix socket)")
     config = load_config(config_path)
     from keepd.daemon.logs import setup_logging
 
+    if log_file is not None:
+        config = replace(config, log=replace(config.log, file=str(log_file)))
     setup_logging(config.log, verbose=verbose)
     raise_limit()
     return asyncio.run(Daemon(config, config_path).main())

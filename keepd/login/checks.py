@@ -70,11 +70,27 @@ def check_roots() -> Check:
         shown = ", ".join(str(root) for root in roots)
         fix = "run Claude Code once, or set CLAUDE_CONFIG_DIR to where its sessions are"
         return Check("claude roots", FAIL, f"no Claude Code folder: {shown}", fix, data)
-    parts = ", ".join(f"{root} ({count})" for root, count in counts.items())
     if total == 0:
         fix = "start a Claude Code session; keepd follows it from its first line"
-        return Check("claude roots", WARN, f"no sessions yet in {parts}", fix, data)
-    return Check("claude roots", OK, f"{total} sessions in {parts}", data=data)
+        shown = ", ".join(counts)
+        return Check("claude roots", WARN, f"no sessions yet in {shown}", fix, data)
+    return Check("claude roots", OK, roots_summary(counts), data=data)
+
+
+def roots_summary(counts: dict[str, int]) -> str:
+    """How many sessions the roots hold, each count said once.
+
+    >>> roots_summary({"/h/.claude": 9})
+    '9 sessions in /h/.claude'
+    >>> roots_summary({"/h/.claude": 1, "/h/.config/claude": 0})
+    '1 session: 1 in /h/.claude, none in /h/.config/claude'
+    """
+    total = sum(counts.values())
+    noun = "session" if total == 1 else "sessions"
+    if len(counts) == 1:
+        return f"{total:,} {noun} in {next(iter(counts))}"
+    parts = ", ".join(f"{n:,} in {root}" if n else f"none in {root}" for root, n in counts.items())
+    return f"{total:,} {noun}: {parts}"
 
 
 def check_session_format() -> Check:
@@ -268,7 +284,10 @@ def check_mcp() -> Check:
     try:
         found = version("mcp")
     except PackageNotFoundError:
-        return Check("mcp", SKIP, "the mcp package is not installed (pip install 'keepd[mcp]')")
+        from keepd.login.advice import add_package
+
+        summary = f"the mcp package is not installed (for keepd mcp: {add_package('mcp')})"
+        return Check("mcp", SKIP, summary)
     summary = f"mcp {found}: keepd mcp can serve the recall store"
     return Check("mcp", OK, summary, data={"mcp": found})
 

@@ -17,10 +17,12 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True, slots=True)
 class ReportResult:
-    """An analysis and whether it is of the bundled example."""
+    """An analysis, whether it is of the bundled example, and the folder keepd ran in when it
+    chose another project's session because that folder's project has none (else None)."""
 
     analysis: Analysis
     example: bool
+    elsewhere: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,8 +58,12 @@ class Operations:
         found = resolve(name, cwd=cwd, example=example)
         if ask_claude:
             analysis = self.ask(str(found.path), whole=whole, window=window)
-            return ReportResult(analysis, found.example)
-        return ReportResult(analyse_file(found.path, whole=whole, window=window), found.example)
+        else:
+            analysis = analyse_file(found.path, whole=whole, window=window)
+        elsewhere = None
+        if name is None and not found.example:
+            elsewhere = _elsewhere(found.path, cwd or Path.cwd())
+        return ReportResult(analysis, found.example, elsewhere)
 
     def ask_request(
         self, name: str | None, *, whole: bool = False, window: int | None = None
@@ -226,6 +232,13 @@ class Operations:
         from keepd.ops.cuts import undo_cut
 
         return undo_cut(_writable(name), force=force)
+
+
+def _elsewhere(path: Path, cwd: Path) -> str | None:
+    """`cwd` when the session file keepd chose is not in the folder of cwd's project."""
+    from keepd.paths import slug_matches
+
+    return None if slug_matches(path.parent.name, cwd) else str(cwd)
 
 
 def _writable(name: str) -> Path:
