@@ -92,7 +92,7 @@ class ReaderInfo:
     newest: str | None = None  # uuid of the stop where the newest piece began
     newest_kind: str | None = None  # "task" or "step"
     starts: list[tuple[str, str]] = field(default_factory=list)  # (uuid, kind), oldest first
-    moved: bool = False  # the pick moved to the reader's newest piece
+    moved: bool = False  # the pick is at the reader's newest piece (moved there, or was)
     flag: str | None = None  # why the pick did not move there (the kept part leans on the past)
     failure: str | None = None  # why there is no answer (the local grade stands)
 
