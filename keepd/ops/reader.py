@@ -112,7 +112,8 @@ def _guided(read: Read, analysis: Analysis) -> Analysis:
 
 
 def _failed(analysis: Analysis, source: str, sha: str, failure: str) -> Analysis:
-    log.warning("reader (%s) for %s: %s; the local grade stands", source, analysis.path, failure)
+    level = logging.DEBUG if source == CACHED else logging.WARNING  # said once, when it failed
+    log.log(level, "reader (%s) for %s: %s; the local grade stands", source, analysis.path, failure)
     return replace(analysis, reader=ReaderInfo(source, sha, failure=failure))
 
 
