@@ -94,7 +94,7 @@ def score(sessions: Path, labels: Mapping[str, Any], answers: Path = ANSWERS) ->
         path = sessions / name
         if not path.is_file():
             continue
-        read = read_for_reader(path)
+        read = read_for_reader(path, whole=True)  # the labels read the whole history
         record = answers / f"{request_sha256(read.request)}.json"
         if not record.is_file():
             out.unanswered.append(name)
@@ -116,7 +116,7 @@ def write_requests(sessions: Path, labels: Mapping[str, Any], folder: Path) -> i
     index = []
     for name in sorted(labels):
         if (sessions / name).is_file():
-            request = read_for_reader(sessions / name).request
+            request = read_for_reader(sessions / name, whole=True).request
             sha = request_sha256(request)
             (folder / f"{sha}.txt").write_text(request, encoding="utf-8")
             index.append(f"{sha}\t{name}\n")
