@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from keepd.core.analysis import Analysis
 
 if TYPE_CHECKING:
+    from keepd.core.limits import Told
     from keepd.cut.model import CutOutcome, Plan, UndoOutcome
     from keepd.cut.summary import SummaryRequest
     from keepd.ops.glance import Glance
@@ -49,10 +50,13 @@ class Operations:
     ) -> ReportResult:
         """The analysis of the named session (or the newest, or the example)."""
         from keepd.api import analyse_file
+        from keepd.ops.memory import told_setup
         from keepd.system.discover import resolve
 
         found = resolve(name, cwd=cwd, example=example)
-        return ReportResult(analyse_file(found.path, whole=whole, window=window), found.example)
+        setup = None if found.example else told_setup(found.path, window)
+        analysis = analyse_file(found.path, whole=whole, window=window, setup=setup)
+        return ReportResult(analysis, found.example)
 
     def note(
         self,
@@ -123,10 +127,13 @@ class Operations:
         """Looks at every session file again (the daemon); counts them (in-process)."""
         return self._backend().rescan()
 
-    def glance(self, session_id: str, path: str | None = None) -> Glance:
+    def glance(
+        self, session_id: str, path: str | None = None, told: Told | None = None
+    ) -> Glance:
         """A session's context use and pick for the status line: what the daemon's last analysis
-        found (cheap, never analyses), or in-process an analysis of its file."""
-        return self._backend().glance(session_id, path)
+        found (cheap, never analyses), or in-process an analysis of its file; `told` is what
+        the status line said of the session's window, which the daemon keeps."""
+        return self._backend().glance(session_id, path, told)
 
     def plan_cut(
         self,

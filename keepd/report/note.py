@@ -85,7 +85,9 @@ def _context(analysis: Analysis) -> str:
     if tokens is None or not window:
         return "context use unknown"
     percent = f" ({share:.0%})" if share is not None else ""
-    return f"context {int(tokens):,} of {int(window):,} tokens{percent}"
+    trigger = analysis.context.get("trigger")
+    compacts = f", auto-compact at {trigger:,}" if isinstance(trigger, int) else ""
+    return f"context {int(tokens):,} of {int(window):,} tokens{percent}{compacts}"
 
 
 def _verdict(analysis: Analysis) -> str:

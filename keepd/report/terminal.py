@@ -65,7 +65,10 @@ def _header(analysis: Analysis, style: Style) -> list[str]:
     share = analysis.context.get("share")
     if share is not None:
         window = analysis.context["window"] // 1000
-        parts.append(f"context {share:.0%} of {window}k")
+        parts.append(f"context {share:.0%} of {window:,}k")
+        trigger = analysis.context.get("trigger")
+        if isinstance(trigger, int):
+            parts.append(f"auto-compact at {trigger // 1000:,}k")
     if analysis.scope == "whole":
         parts.append("whole history")
     lines = wrap(parts, " · ", style.width, "        ")
