@@ -51,7 +51,7 @@ class WatchConfig:
     rescan_seconds: float = _key(60.0, "periodic rescan that catches missed events", 0.1, 86400)
     analyse_seconds: float = _key(0.1, "writes are gathered this long before analysing", 0, 60)
     polling: bool = _key(False, "poll instead of inotify/FSEvents (network file systems)")
-    window: int = _key(0, "context window in tokens for every session (0: what Claude Code says)", 0)
+    window: int = _key(0, "context window in tokens of every session (0: as Claude Code says)", 0)
 
 
 @dataclass(frozen=True, slots=True)

@@ -271,3 +271,39 @@ def check_mcp() -> Check:
         return Check("mcp", SKIP, "the mcp package is not installed (pip install 'keepd[mcp]')")
     summary = f"mcp {found}: keepd mcp can serve the recall store"
     return Check("mcp", OK, summary, data={"mcp": found})
+
+
+def check_windows(count: int = 3) -> Check:
+    """The window and the auto-compact point of the newest sessions, and where each came from."""
+    from keepd.api import analyse_file
+    from keepd.errors import KeepdError
+    from keepd.ops.memory import told_setup
+    from keepd.system.discover import session_files
+
+    newest = sorted(session_files(), key=lambda item: item.mtime, reverse=True)[:count]
+    if not newest:
+        return Check("windows", SKIP, "no session to read")
+    parts: list[str] = []
+    guessed = False
+    for item in newest:
+        try:
+            context = analyse_file(item.path, setup=told_setup(item.path)).context
+        except KeepdError as error:
+            parts.append(f"{item.path.stem[:8]}: {error.message}")
+            continue
+        guessed = guessed or context["window_source"] == "assumed"
+        parts.append(f"{item.path.stem[:8]}: {window_words(context)}")
+    fix = "" if not guessed else "add `keepd statusline` to Claude Code's statusLine to be told"
+    return Check("windows", WARN if guessed else OK, "; ".join(parts), fix)
+
+
+def window_words(context: dict[str, Any]) -> str:
+    """`1,000k window (model), auto-compact at 967k (model)`.
+
+    >>> window_words({"window": 200_000, "window_source": "assumed", "trigger": None})
+    '200k window (assumed), auto-compact off'
+    """
+    trigger = context.get("trigger")
+    where = f" ({context.get('trigger_source')})" if trigger is not None else ""
+    compacts = f"auto-compact at {trigger // 1000:,}k{where}" if trigger else "auto-compact off"
+    return f"{context['window'] // 1000:,}k window ({context['window_source']}), {compacts}"
