@@ -62,10 +62,11 @@ MODELS: dict[str, Model] = {
     "claude-mythos-5-1": Model(1_000_000, False, 64_000),
     "claude-mythos-5-2": Model(1_000_000, False, 128_000),
 }
+# Models 2.1.332 lists (an old session's replies name them) but no longer serves: asked for,
+# it answers with another (test_window.py checks).
+REPLACED = {"claude-opus-4-0": "claude-opus-5-5", "claude-opus-4-1": "claude-opus-5-5"}
 # The aliases a `model` setting may use, as 2.1.332 resolves them (test_window.py checks).
 ALIASES = {
-    "default": DEFAULT_MODEL,
-    "best": DEFAULT_MODEL,
     "opus": "claude-opus-5-5",
     "sonnet": "claude-sonnet-5-5",
     "haiku": "claude-haiku-5-5",
@@ -153,7 +154,8 @@ def resolve(model: str) -> tuple[str, bool]:
     large = text.endswith("[1m]")
     text = text.removesuffix("[1m]")
     text = ALIASES.get(text, text)
-    return _known(text) or text, large
+    known = _known(text)
+    return (REPLACED.get(known, known) if known else text), large
 
 
 def _known(model: str) -> str | None:

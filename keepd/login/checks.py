@@ -276,7 +276,6 @@ def check_mcp() -> Check:
 def check_windows(count: int = 3) -> Check:
     """The window and the auto-compact point of the newest sessions, and where each came from."""
     from keepd.api import analyse_file
-    from keepd.errors import KeepdError
     from keepd.ops.memory import told_setup
     from keepd.system.discover import session_files
 

@@ -133,7 +133,7 @@ def request_line(
 
     >>> request_line("ab")
     b'{"v": 1, "id": 1, "method": "glance", "params": {"session_id": "ab"}}\\n'
-    >>> request_line("ab", window=1000000, share=0.04)[-48:]
+    >>> request_line("ab", window=1000000, share=0.04)[-55:]
     b'"session_id": "ab", "window": 1000000, "share": 0.04}}\\n'
     """
     params = '"session_id": ' + _json.encode_basestring_ascii(session_id)

@@ -69,6 +69,29 @@ def test_status_line_shows_the_instruction(
     assert report["steps"]["presses"] == presses
 
 
+def test_the_status_lines_window_reaches_the_report(
+    world: World, daemon: subprocess.Popen[bytes], tmux_ui: Callable[..., Tmux]
+) -> None:
+    seen = world.root / "status-input.json"
+    command = f"tee {seen} | {KEEPD} statusline --plain"
+    world.write_settings(statusLine={"type": "command", "command": command, "padding": 0})
+    session_id = place_chain(world, made(16))
+    _followed(world, session_id)
+    ui = tmux_ui("--resume", session_id)
+    ui.wait_for("Esc Esc ↑", timeout=45)
+    told = json.loads(seen.read_text())["context_window"]
+    deadline = time.monotonic() + 30
+    context = world.report(session_id)["context"]
+    while context["window_source"] != "status line" and time.monotonic() < deadline:
+        time.sleep(0.3)
+        context = world.report(session_id)["context"]
+    assert (context["window"], context["window_source"]) == (
+        told["context_window_size"], "status line"
+    )
+    if told.get("used_percentage") is not None:
+        assert context["claude_share"] == round(told["used_percentage"] / 100, 4)
+
+
 def test_precompact_hook_instructions_reach_the_compaction_request(
     world: World, fake_api: FakeApi
 ) -> None:

@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from keepd.core.limits import MODELS
+from keepd.core.limits import MODELS, REPLACED, resolve
 from tests.claude.client import World
 from tests.claude.fake_api import FakeApi, Reply
 
@@ -20,10 +20,11 @@ LONG = "Here is the log of the failing build, line by line, for you to read. " *
 @pytest.mark.parametrize("model", sorted(MODELS))
 def test_each_model_has_the_clients_window(world: World, model: str) -> None:
     result = world.print_turn("hello", extra=("--model", model))
-    usage = result["modelUsage"][model]
+    ((served, usage),) = result["modelUsage"].items()
+    assert served == REPLACED.get(model, model) == resolve(model)[0]
     assert (usage["contextWindow"], usage["maxOutputTokens"]) == (
-        MODELS[model].window,
-        MODELS[model].output,
+        MODELS[served].window,
+        MODELS[served].output,
     )
     context = world.report(result["session_id"])["context"]
     assert (context["window"], context["window_source"]) == (usage["contextWindow"], "model")
@@ -63,3 +64,18 @@ def test_the_client_compacts_past_keepds_trigger(
     if compacts:
         assert done[0]["trigger"] == "auto"
         assert int(str(done[0]["preTokens"])) >= before["trigger"]
+
+
+@pytest.mark.parametrize(
+    "setting", ["opus", "sonnet", "haiku", "claude-sonnet-4-5[1m]", "opus[1m]"]
+)
+def test_a_model_setting_names_the_clients_model_and_window(world: World, setting: str) -> None:
+    world.write_settings(model=setting)
+    result = world.print_turn("hello")
+    ((served, usage),) = result["modelUsage"].items()
+    wanted, large = resolve(setting)
+    assert served.removesuffix("[1m]") == wanted  # the client's name keeps the suffix
+    window = 1_000_000 if large and MODELS[wanted].large else MODELS[wanted].window
+    assert usage["contextWindow"] == window
+    context = world.report(result["session_id"])["context"]
+    assert context["window"] == window
