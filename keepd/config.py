@@ -33,8 +33,10 @@ class NotifyConfig:
     enabled: bool = _key(True, "send desktop notifications at all")
     threshold: float = _key(0.60, "context share of the window that arms the notice", 0.05, 1.0)
     urgent: float = _key(
-        0.95, "share of the way to auto-compact for the urgent notice (of the window if off)",
-        0.05, 1.0,
+        0.95,
+        "share of the way to auto-compact for the urgent notice (of the window if off)",
+        0.05,
+        1.0,
     )
     min_frees: float = _key(0.20, "the ●●● pick must free at least this share", 0.0, 1.0)
     debounce_seconds: float = _key(3.0, "quiet time after the last write before a notice", 0, 3600)

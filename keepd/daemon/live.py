@@ -153,9 +153,7 @@ class Live:
     def rescan(self) -> ControlResult:
         return ControlResult("rescan", sessions=self.follower.rescan())
 
-    def glance(
-        self, session_id: str, path: str | None = None, told: Told | None = None
-    ) -> Glance:
+    def glance(self, session_id: str, path: str | None = None, told: Told | None = None) -> Glance:
         """What the last analysis of the session found; `known` false if it is not followed.
         What the status line `told` of the session is kept (and saved when its window is new)."""
         from keepd.daemon.glance import find, glance_of

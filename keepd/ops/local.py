@@ -170,9 +170,7 @@ class Local:
     def rescan(self) -> ControlResult:
         return ControlResult("rescan", sessions=len(self._files()), daemon=False)
 
-    def glance(
-        self, session_id: str, path: str | None = None, told: Told | None = None
-    ) -> Glance:
+    def glance(self, session_id: str, path: str | None = None, told: Told | None = None) -> Glance:
         """The glance of an analysis of the session's file (`path`, else found by its id)."""
         from pathlib import Path
 

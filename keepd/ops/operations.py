@@ -127,9 +127,7 @@ class Operations:
         """Looks at every session file again (the daemon); counts them (in-process)."""
         return self._backend().rescan()
 
-    def glance(
-        self, session_id: str, path: str | None = None, told: Told | None = None
-    ) -> Glance:
+    def glance(self, session_id: str, path: str | None = None, told: Told | None = None) -> Glance:
         """A session's context use and pick for the status line: what the daemon's last analysis
         found (cheap, never analyses), or in-process an analysis of its file; `told` is what
         the status line said of the session's window, which the daemon keeps."""

@@ -58,9 +58,7 @@ def claude_settings(
     )
 
 
-def setup_for(
-    session: Path | None, window: int | None = None, told: Told | None = None
-) -> Setup:
+def setup_for(session: Path | None, window: int | None = None, told: Told | None = None) -> Setup:
     """The setup of a session file: keepd's own window (if any), the settings, the status
     line's word."""
     return Setup(window=window or None, settings=claude_settings(session), told=told)
