@@ -62,6 +62,12 @@ MODELS: dict[str, Model] = {
     "claude-mythos-5-1": Model(1_000_000, False, 64_000),
     "claude-mythos-5-2": Model(1_000_000, False, 128_000),
 }
+# The registry's first-party ids that do not begin with its own id (the others are the id, or
+# the id and a date): what an older session's replies name.
+API_IDS = {
+    "claude-sonnet-4-20250514": "claude-sonnet-4-0",
+    "claude-opus-4-20250514": "claude-opus-4-0",
+}
 # Models 2.1.332 lists (an old session's replies name them) but no longer serves: asked for,
 # it answers with another (test_window.py checks).
 REPLACED = {"claude-opus-4-0": "claude-opus-5-5", "claude-opus-4-1": "claude-opus-5-5"}
@@ -161,6 +167,7 @@ def resolve(model: str) -> tuple[str, bool]:
 def _known(model: str) -> str | None:
     """The registry's id of `model` (a dated or provider-prefixed id names its base)."""
     name = model.rsplit("/", 1)[-1].split("anthropic.", 1)[-1]
+    name = API_IDS.get(name, name)
     if name in MODELS:
         return name
     longest = [m for m in MODELS if name.startswith(m + "-") or name.startswith(m + "@")]

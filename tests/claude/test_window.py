@@ -1,5 +1,8 @@
 """keepd's window and auto-compact point against the real client: every model keepd lists has
-the window and output limit 2.1.332 reports for it (`modelUsage` of `claude -p`), a session of
+the window and output limit 2.1.332 reports for it (`modelUsage` of `claude -p`; for the two it
+no longer serves, `REPLACED`, the client's answer is checked to be the model it serves instead,
+so their own 200k entries stand on the registry alone), model settings resolve as the client
+resolves them, a session of
 the default model with no configuration is read with its 1M window, and the client compacts by
 itself past the point keepd computes from `CLAUDE_AUTOCOMPACT_PCT_OVERRIDE`, not before."""
 
@@ -9,7 +12,7 @@ import json
 
 import pytest
 
-from keepd.core.limits import MODELS, REPLACED, resolve
+from keepd.core.limits import API_IDS, MODELS, REPLACED, resolve
 from tests.claude.client import World
 from tests.claude.fake_api import FakeApi, Reply
 
@@ -17,14 +20,16 @@ from tests.claude.fake_api import FakeApi, Reply
 LONG = "Here is the log of the failing build, line by line, for you to read. " * 460
 
 
-@pytest.mark.parametrize("model", sorted(MODELS))
+@pytest.mark.parametrize("model", [*sorted(MODELS), *API_IDS])
 def test_each_model_has_the_clients_window(world: World, model: str) -> None:
     result = world.print_turn("hello", extra=("--model", model))
     ((served, usage),) = result["modelUsage"].items()
-    assert served == REPLACED.get(model, model) == resolve(model)[0]
+    listed = API_IDS.get(model, model)
+    known = resolve(served)[0]
+    assert known == REPLACED.get(listed, listed) == resolve(model)[0]
     assert (usage["contextWindow"], usage["maxOutputTokens"]) == (
-        MODELS[served].window,
-        MODELS[served].output,
+        MODELS[known].window,
+        MODELS[known].output,
     )
     context = world.report(result["session_id"])["context"]
     assert (context["window"], context["window_source"]) == (usage["contextWindow"], "model")

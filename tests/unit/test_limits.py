@@ -49,6 +49,7 @@ def test_model_settings_usage_default_and_assumed() -> None:
         OPUS,
     )
     assert limits("claude-opus-4-5-20251101", 1, None, Setup()).model == "claude-opus-4-5"
+    assert limits("claude-sonnet-4-20250514", 1, None, Setup()).model == "claude-sonnet-4-0"
 
 
 @pytest.mark.parametrize(
