@@ -11,6 +11,8 @@ The trigger (the auto-compact point) as 2.1.332 computes it: the auto-compact wi
 (`CLAUDE_CODE_AUTO_COMPACT_WINDOW`, else `autoCompactWindow`, else the model's window, never
 above it) less the room kept for the reply (the model's output limit, at most 20,000), less
 13,000; with `CLAUDE_AUTOCOMPACT_PCT_OVERRIDE` the lower of that and the percentage of the room.
+Only models born with a 1M window have an auto-compact window of their own: for the others
+(200k, or opened to 1M) without a setting, nothing compacts before the window is full.
 `DISABLE_AUTO_COMPACT`, `DISABLE_COMPACT` or `autoCompactEnabled: false` turn it off. A session's
 own automatic compactions (their `preTokens`) show where it really compacted: below the
 computed point, they win (the client's environment is not keepd's).
@@ -35,6 +37,11 @@ class Model:
     window: int  # `context.window`
     large: bool  # a 1M window on request (`maximum_window` or the `[1m]` suffix)
     output: int  # `max_output_tokens.default`
+
+    @property
+    def native(self) -> bool:
+        """Born with a 1M window: 2.1.332 gives it an auto-compact window of its own."""
+        return self.window >= LARGE_WINDOW and not self.large
 
 
 # Read off 2.1.332's bundled model registry (`{id:..., context:{window:...},
@@ -115,7 +122,7 @@ class Limits:
     window: int
     window_source: str  # option, status line, model, settings, default model, usage, assumed
     trigger: int | None  # None: auto-compact is off
-    trigger_source: str  # settings, environment, compactions, model, off
+    trigger_source: str  # settings, environment, compactions, model, window, off
     model: str | None = None  # the model the window is that of, if known
 
 
@@ -215,12 +222,23 @@ def _trigger(
         room, source = min(window, settings.env_window), "environment"
     elif settings.compact_window is not None:
         room, source = min(window, settings.compact_window), "settings"
+    elif model in MODELS and not MODELS[model].native:
+        # No auto-compact window of its own (2.1.332's "auto" source): nothing compacts before
+        # a request no longer fits, when the API refuses it.
+        return _seen(compacted, window, "window")
     output = MODELS[model].output if model in MODELS else OUTPUT_ROOM
     room -= min(output, OUTPUT_ROOM)
     point = room - MARGIN
     if settings.percent is not None:
         point = min(int(room * settings.percent / 100), point)
         source = "environment" if source == "model" else source
-    if compacted is not None and compacted < point:
-        return compacted, "compactions"
-    return max(point, 0), source
+    return _seen(compacted, max(point, 0), source)
+
+
+def _seen(compacted: int | None, point: int, source: str) -> tuple[int, str]:
+    """The session's own automatic compaction, where it came before the computed point."""
+    return (
+        (compacted, "compactions")
+        if compacted is not None and compacted < point
+        else (point, source)
+    )

@@ -21,6 +21,7 @@ from keepd.core.limits import Settings, Setup, Told
 from keepd.paths import claude_roots
 
 MAX_BYTES = 1 << 20
+MIN_COMPACT_WINDOW = 100_000  # 2.1.332 drops a smaller `autoCompactWindow` from the file
 TRUE_WORDS = ("1", "true", "yes", "on")  # what the client counts as a variable set
 _cache: dict[Path, tuple[tuple[int, int], dict[str, Any]]] = {}
 
@@ -47,7 +48,7 @@ def claude_settings(
     model = model if isinstance(model, str) and model.strip() else merged.get("ANTHROPIC_MODEL")
     return Settings(
         model=model or None,
-        compact_window=_tokens(data.get("autoCompactWindow")),
+        compact_window=_compact_window(data.get("autoCompactWindow")),
         env_window=_tokens(merged.get("CLAUDE_CODE_AUTO_COMPACT_WINDOW")),
         percent=_percent(merged.get("CLAUDE_AUTOCOMPACT_PCT_OVERRIDE")),
         auto_compact=not (
@@ -101,6 +102,11 @@ def _tokens(value: object) -> int | None:
     except ValueError:
         return None
     return int(number * scale) if math.isfinite(number) and number > 0 else None
+
+
+def _compact_window(value: object) -> int | None:
+    tokens = _tokens(value)
+    return tokens if tokens is not None and tokens >= MIN_COMPACT_WINDOW else None
 
 
 def _percent(value: str | None) -> float | None:

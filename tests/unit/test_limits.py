@@ -72,9 +72,13 @@ def test_trigger_sources(
 
 
 def test_a_200k_window_and_the_urgent_point() -> None:
-    found = limits(SONNET4, 1000, None, Setup())
-    assert found.trigger == 167_000
-    context = {"window": found.window, "trigger": found.trigger}
+    found = limits(SONNET4, 1000, None, Setup())  # no auto-compact window of its own
+    assert (found.trigger, found.trigger_source) == (200_000, "window")
+    assert limits(SONNET4, 1000, 150_000, Setup()).trigger_source == "compactions"
+    assert limits(SONNET4, 1000, None, Setup(settings=Settings(percent=50))).trigger == 200_000
+    set_window = limits(SONNET4, 1000, None, Setup(settings=Settings(compact_window=200_000)))
+    assert (set_window.trigger, set_window.trigger_source) == (167_000, "settings")
+    context = {"window": set_window.window, "trigger": set_window.trigger}
     assert urgent_share(context, 0.95) == pytest.approx(0.79325)
 
 
@@ -98,6 +102,8 @@ def test_settings_file_and_environment(tmp_path: Path) -> None:
     assert read == Settings(
         model="opus[1m]", compact_window=400_000, percent=60.0, auto_compact=False
     )
+    (root / "settings.json").write_text(json.dumps({"autoCompactWindow": 99_999}))
+    assert claude_settings(session, {}).compact_window is None  # the client drops it too
     (root / "settings.json").write_text("{not json")
     assert claude_settings(session, {"ANTHROPIC_MODEL": "sonnet"}).model == "sonnet"
 
