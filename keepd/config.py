@@ -33,7 +33,7 @@ class NotifyConfig:
     enabled: bool = _key(True, "send desktop notifications at all")
     threshold: float = _key(0.60, "context share of the window that arms the notice", 0.05, 1.0)
     urgent: float = _key(
-        0.95,
+        0.80,
         "share of the way to auto-compact for the urgent notice (of the window if off)",
         0.05,
         1.0,

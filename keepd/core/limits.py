@@ -146,10 +146,10 @@ def urgent_share(context: dict[str, Any], urgent: float) -> float:
     """Where the urgent notice comes, as a share of the window: `urgent` of the way to the
     trigger (the auto-compact point), or of the window when auto-compact is off.
 
-    >>> urgent_share({"window": 1_000_000, "trigger": 967_000}, 0.95)
-    0.91865
-    >>> urgent_share({"window": 200_000, "trigger": None}, 0.95)
-    0.95
+    >>> urgent_share({"window": 1_000_000, "trigger": 967_000}, 0.8)
+    0.7736
+    >>> urgent_share({"window": 200_000, "trigger": None}, 0.8)
+    0.8
     """
     window, trigger = context.get("window"), context.get("trigger")
     if isinstance(window, int) and window > 0 and isinstance(trigger, int) and trigger > 0:

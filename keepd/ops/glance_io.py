@@ -25,7 +25,7 @@ METHOD = "glance"
 REQUEST_ID = 1
 MAX_REPLY_BYTES = 1 << 16
 MAX_CACHE_BYTES = 1 << 16
-THRESHOLD, URGENT = 0.60, 0.95  # the defaults of notify.threshold and notify.urgent
+THRESHOLD, URGENT = 0.60, 0.80  # the defaults of notify.threshold and notify.urgent
 _ID_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
 _WHITESPACE = " \t\n\r"
 

@@ -50,7 +50,7 @@ def analysis(
         messages=30,
         skipped_lines=0,
         context={"tokens": None, "window": 200_000, "share": share, "source": "usage",
-                 "trigger": 167_000},  # autoCompactWindow 200k: urgent at 79% of the window
+                 "trigger": 200_000},  # a 200k model's, without a setting
         tokens_estimated=False,
         wiggle=0.01,
         stops=stops,
