@@ -275,8 +275,6 @@ def check_mcp() -> Check:
 
 def check_windows(count: int = 3) -> Check:
     """The window and the auto-compact point of the newest sessions, and where each came from."""
-    from keepd.api import analyse_file
-    from keepd.ops.memory import told_setup
     from keepd.system.discover import session_files
 
     newest = sorted(session_files(), key=lambda item: item.mtime, reverse=True)[:count]
@@ -286,7 +284,7 @@ def check_windows(count: int = 3) -> Check:
     guessed = False
     for item in newest:
         try:
-            context = analyse_file(item.path, setup=told_setup(item.path)).context
+            context = analyse_file_context(item.path)
         except KeepdError as error:
             parts.append(f"{item.path.stem[:8]}: {error.message}")
             continue
@@ -294,6 +292,14 @@ def check_windows(count: int = 3) -> Check:
         parts.append(f"{item.path.stem[:8]}: {window_words(context)}")
     fix = "" if not guessed else "add `keepd statusline` to Claude Code's statusLine to be told"
     return Check("windows", WARN if guessed else OK, "; ".join(parts), fix)
+
+
+def analyse_file_context(path: Path) -> dict[str, Any]:
+    """The context of a session file as `keepd report` sees it (settings and status line too)."""
+    from keepd.api import analyse_file
+    from keepd.ops.memory import told_setup
+
+    return analyse_file(path, setup=told_setup(path)).context
 
 
 def window_words(context: dict[str, Any]) -> str:
