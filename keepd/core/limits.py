@@ -142,6 +142,24 @@ def limits(
     return Limits(window, source, trigger, trigger_source, named)
 
 
+def compact_words(context: dict[str, Any]) -> str:
+    """Where Claude Code compacts by itself, in the words the report, the note and doctor use.
+
+    >>> compact_words({"trigger": 967_000, "trigger_source": "model"})
+    'auto-compact at 967k'
+    >>> compact_words({"trigger": 200_000, "trigger_source": "window"})
+    'auto-compact when full'
+    >>> compact_words({"trigger": None, "trigger_source": "off"})
+    'auto-compact off'
+    """
+    trigger = context.get("trigger")
+    if not isinstance(trigger, int):
+        return "auto-compact off"
+    if context.get("trigger_source") == "window":
+        return "auto-compact when full"
+    return f"auto-compact at {trigger // 1000:,}k"
+
+
 def urgent_share(context: dict[str, Any], urgent: float) -> float:
     """Where the urgent notice comes, as a share of the window: `urgent` of the way to the
     trigger (the auto-compact point), or of the window when auto-compact is off.

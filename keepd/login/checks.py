@@ -308,7 +308,9 @@ def window_words(context: dict[str, Any]) -> str:
     >>> window_words({"window": 200_000, "window_source": "assumed", "trigger": None})
     '200k window (assumed), auto-compact off'
     """
+    from keepd.core.limits import compact_words
+
     trigger = context.get("trigger")
     where = f" ({context.get('trigger_source')})" if trigger is not None else ""
-    compacts = f"auto-compact at {trigger // 1000:,}k{where}" if trigger else "auto-compact off"
-    return f"{context['window'] // 1000:,}k window ({context['window_source']}), {compacts}"
+    window = f"{context['window'] // 1000:,}k window ({context['window_source']})"
+    return f"{window}, {compact_words(context)}{where}"
