@@ -5,7 +5,8 @@ The window, first source that knows it: keepd's own `--window` or `watch.window`
 Code's status line said for this session (`context_window.context_window_size`); the model the
 session's newest reply names (`message.model`), from `MODELS`; the model the settings name
 (`model`, `env.ANTHROPIC_MODEL`; a `[1m]` suffix opens the 1M window of a model that has it);
-usage above 200k (only a 1M window holds it); else 200k.
+with no reply and no setting, 2.1.332's default model; usage above 200k (only a 1M window holds
+it); else 200k.
 
 The trigger (the auto-compact point) as 2.1.332 computes it: the auto-compact window
 (`CLAUDE_CODE_AUTO_COMPACT_WINDOW`, else `autoCompactWindow`, else the model's window, never
