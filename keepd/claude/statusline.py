@@ -156,7 +156,13 @@ def parse_input(raw: bytes) -> StatusInput | None:
 def lookup(status: StatusInput, timeout: float = DAEMON_SECONDS) -> Found:
     """The daemon's glance, or the cached one where it has none yet or does not answer."""
     try:
-        glance = ask_daemon(status.session_id, status.transcript_path, timeout=timeout)
+        glance = ask_daemon(
+            status.session_id,
+            status.transcript_path,
+            timeout=timeout,
+            window=status.window,
+            share=status.used,
+        )
     except DaemonUnavailableError:
         return Found(read_cached(status.session_id), daemon=False, cached=True)
     except KeepdError:  # busy, or a reply this version cannot read

@@ -63,6 +63,8 @@ class Boundary:
     preserved: list[str] | None
     segment: tuple[str, str] | None  # (head, tail) of a preserved segment
     post_tokens: int | None = None
+    pre_tokens: int | None = None  # the context when it compacted
+    automatic: bool = False  # Claude Code compacted by itself (`trigger: auto`)
 
 
 @dataclass(slots=True)
@@ -88,6 +90,7 @@ class Node:
     session_id: str | None = None
     cwd: str | None = None
     git_branch: str | None = None  # a prompt's (core/events.py)
+    model: str | None = None  # the model that wrote a reply (`message.model`)
     quote: str = ""  # as the rewind picker shows it (core/quote.py)
     raw_quote: str = ""  # the same text, tags and all
     tool_results: tuple[str, ...] = ()  # ids of the tool calls this message answers
@@ -221,9 +224,15 @@ def _boundary(entry: Entry) -> Boundary:
         anchor = _str(segment.get("anchorUuid"))
         head, tail = _str(segment.get("headUuid")), _str(segment.get("tailUuid"))
         span = (head, tail) if head and tail else None
-    post = meta.get("postTokens")
-    post_tokens = post if isinstance(post, int) else None
-    return Boundary(anchor=anchor, preserved=preserved, segment=span, post_tokens=post_tokens)
+    post, pre = meta.get("postTokens"), meta.get("preTokens")
+    return Boundary(
+        anchor=anchor,
+        preserved=preserved,
+        segment=span,
+        post_tokens=post if type(post) is int else None,
+        pre_tokens=pre if type(pre) is int else None,
+        automatic=meta.get("trigger") == "auto",
+    )
 
 
 def _fill_message(node: Node, entry: Entry, policy: TextPolicy) -> None:
@@ -348,6 +357,8 @@ def _is_text_block(item: Any) -> bool:
 def _fill_assistant(node: Node, entry: Entry, message: dict[str, Any]) -> None:
     node.msg_id = _str(message.get("id"))
     node.context_tokens, node.output_tokens = usage_tokens(entry, message)
+    if node.context_tokens is not None:  # a real response: its model is the session's
+        node.model = _interned(message.get("model"))
 
 
 def usage_tokens(entry: Entry, message: dict[str, Any]) -> tuple[int | None, int]:

@@ -9,11 +9,11 @@ import numpy as np
 
 from keepd.core.curve import FloatArray
 from keepd.core.index import Growable, IntArray, KeySet
+from keepd.core.limits import DEFAULT_WINDOW, LARGE_WINDOW
 from keepd.core.messages import IMAGE_TOKENS, Node
 from keepd.core.tree import Tree
 
-DEFAULT_WINDOW = 200_000
-LARGE_WINDOW = 1_000_000
+__all__ = ["DEFAULT_WINDOW", "LARGE_WINDOW", "ContextUse", "TokenLedger", "context_use"]
 
 
 @dataclass(frozen=True, slots=True)

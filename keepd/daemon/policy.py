@@ -1,7 +1,8 @@
 """Decides whether a session deserves a notice now, and words it; pure, clock passed in.
 
 Two notices, each at most once per session and stop: at `threshold` when a ●●● zone's pick
-frees at least `min_frees`, and at `urgent` (near auto-compact) with the best stop or the
+frees at least `min_frees`, and at `urgent` of the way to the session's auto-compact point
+(core/limits.py: its trigger, not a share of the window) with the best stop or the
 middle of the trade even without a clear break. An urgent notice does not name one of the
 two newest stops unless a new task clearly begins there (●●●): summarizing up to the prompt
 just answered keeps almost nothing of the work, and replaying the corpus showed half the
@@ -13,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from keepd.core.limits import urgent_share
 from keepd.core.steps import instruction
 from keepd.ops.overview import short_project
 
@@ -49,7 +51,7 @@ def decide(
         return None
     if memory.is_paused(now) or memory.muted(session_id, now):
         return None
-    if share >= config.urgent:
+    if share >= urgent_share(analysis.context, config.urgent):
         stop, kind = _urgent_stop(analysis), "urgent"
     elif share >= config.threshold:
         stop, kind = _clear_pick(analysis, config.min_frees), "break"

@@ -10,6 +10,7 @@ from keepd.core.steps import instruction
 
 if TYPE_CHECKING:
     from keepd.core.analysis import Analysis
+    from keepd.core.limits import Told
     from keepd.ops.glance import Glance
 
 
@@ -109,7 +110,9 @@ class Backend(Protocol):
 
     def rescan(self) -> ControlResult: ...
 
-    def glance(self, session_id: str, path: str | None = None) -> Glance: ...
+    def glance(
+        self, session_id: str, path: str | None = None, told: Told | None = None
+    ) -> Glance: ...
 
 
 def pick_fields(analysis: Analysis) -> dict[str, Any]:

@@ -10,6 +10,7 @@ from keepd._version import __version__
 from keepd.core.analysis import Analysis, BlockInfo, Stop
 from keepd.core.events import Event
 from keepd.core.grade import FALLING_MARK
+from keepd.core.limits import compact_words
 from keepd.data.icons import favicon_uri
 from keepd.report.instructions import block_start, short, summary_instructions
 from keepd.report.legend import EVENT_WORDS, FALLING_WORDS, GRADE_WORDS, plain_words
@@ -85,7 +86,8 @@ def _context(analysis: Analysis) -> str:
     if tokens is None or not window:
         return "context use unknown"
     percent = f" ({share:.0%})" if share is not None else ""
-    return f"context {int(tokens):,} of {int(window):,} tokens{percent}"
+    compacts = compact_words(analysis.context)
+    return f"context {int(tokens):,} of {int(window):,} tokens{percent}, {compacts}"
 
 
 def _verdict(analysis: Analysis) -> str:

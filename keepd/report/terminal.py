@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from keepd.core.analysis import Analysis, Stop
 from keepd.core.events import Event
+from keepd.core.limits import compact_words
 from keepd.core.steps import ROW_CHARS, instruction
 from keepd.report.chart import LABEL, chart_lines, columns
 from keepd.report.legend import marks_key
@@ -73,6 +74,7 @@ def _header(analysis: Analysis, style: Style) -> list[str]:
     share = analysis.context.get("share")
     if share is not None:
         parts.append(f"context {share:.0%} of {tokens_text(analysis.context['window'])}")
+        parts.append(compact_words(analysis.context))
     if analysis.scope == "whole":
         parts.append("whole history")
     lines = wrap(parts, " · ", style.width, "        ")

@@ -49,7 +49,8 @@ def analysis(
         scope="current",
         messages=30,
         skipped_lines=0,
-        context={"tokens": None, "window": 200_000, "share": share, "source": "usage"},
+        context={"tokens": None, "window": 200_000, "share": share, "source": "usage",
+                 "trigger": 200_000},  # a 200k model's, without a setting
         tokens_estimated=False,
         wiggle=0.01,
         stops=stops,
