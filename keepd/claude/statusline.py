@@ -191,7 +191,8 @@ def _detail(paint: _Paint, status: StatusInput, found: Found) -> list[str]:
     if below is None:
         return [paint(DIM, "nothing to do yet")]
     grade = _text(glance, "grade") or "trade"
-    parts = [f"{paint(GRADE_COLORS.get(grade, ''), grade)} {paint(BOLD, keys(below))}"]
+    steps = keys(below, glance.get("code_changed") is True)
+    parts = [f"{paint(GRADE_COLORS.get(grade, ''), grade)} {paint(BOLD, steps)}"]
     frees = _float(glance, "frees")
     if frees is not None:
         parts.append(f"frees {frees:.0%}")

@@ -136,7 +136,8 @@ def session_line(item: dict[str, Any]) -> str:
     pick = "no stop yet"
     if item.get("below") is not None:
         grade = item.get("grade") or "trade"
-        pick = f"{grade} {keys(item['below'])} frees {item['frees']:.0%}"
+        reach = keys(item["below"], item.get("code_changed") is True)
+        pick = f"{grade} {reach} frees {item['frees']:.0%}"
     flags = [item["state"]] + (["running"] if item.get("running") else [])
     flags += ["muted"] if item.get("muted") else []
     project = Path(item.get("project") or "?").name

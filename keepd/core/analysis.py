@@ -44,6 +44,7 @@ class Stop:
     event: str | None = None  # a break the session records before it (core/events.py)
     reasons: list[str] | None = None  # a zone's: what graded it (words, then cues)
     quote_raw: str = ""  # the prompt's text with its tags; `quote` is the picker's row
+    code_changed: bool = False  # its rewind menu offers to restore code (core/steps.py)
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,6 +157,8 @@ def analyse_state(
     stops = _stops(
         branch, points, frees, grading, _picker_start(branch, state), events=events, only=marked
     )
+    for stop in stops:
+        stop.code_changed = state.code_changed(stop.uuid, stop.index)
     target = grading.target
     blocks: list[BlockInfo] = []
     words: list[WordInfo] = []

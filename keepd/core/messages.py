@@ -41,6 +41,10 @@ CONVERSATION = frozenset({"user", "assistant"})
 PERSONS_ATTACHMENTS = frozenset({"queued_command", "selected_lines_in_ide", "edited_text_file"})
 CATEGORIES = ("prompt", "reply", "tool_call", "tool_result", "thinking", "injected")
 IMAGE_TOKENS = 1600
+# The tools whose changes Claude Code's file history tracks: after a call of one, the rewind
+# menu of every earlier stop offers to restore code (core/steps.py, tests/claude/test_menu.py).
+# A file changed by a Bash command is not tracked.
+EDIT_TOOLS = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit"})
 _NOT_TEXT_KEYS = frozenset({"type", "id", "tool_use_id", "signature"})
 
 
@@ -97,6 +101,7 @@ class Node:
     marks: int = 0  # what its tool calls or prompt say about work (core/cues.py)
     files: tuple[str, ...] = ()  # files its tool calls touch
     numbers: tuple[str, ...] = ()  # issue and pull request numbers a prompt names
+    edits: bool = False  # one of its tool calls changes a file Claude Code tracks (EDIT_TOOLS)
 
     def take_words(self) -> Sequence[str]:
         """The content words, split from the counted text the first time they are needed.
@@ -282,8 +287,11 @@ def _take(
     if kind == "tool_use":
         node.tool_calls += (str(block.get("id")),)
         category, value = "tool_call", block.get("input")
-        marks, files = message_marks(block.get("name"), value)
+        name = block.get("name")
+        marks, files = message_marks(name, value)
         node.marks |= marks
+        if name in EDIT_TOOLS:
+            node.edits = True
         if files:
             node.files += files
     elif kind == "tool_result":

@@ -25,6 +25,7 @@ class Glance:
     grade: str | None = None  # the pick's grade; None when the stop is the trade's
     below: int | None = None
     frees: float | None = None
+    code_changed: bool = False  # the stop's rewind menu offers to restore code (core/steps.py)
     threshold: float = THRESHOLD  # the daemon's notify.threshold and notify.urgent
     urgent: float = URGENT
     written: float | None = None  # when it was made, seconds since the epoch
@@ -68,6 +69,7 @@ def from_summary(
         "grade": summary.get("grade"),
         "below": summary.get("below"),
         "frees": summary.get("frees"),
+        "code_changed": summary.get("code_changed") is True,
         "threshold": threshold,
         "urgent": urgent,
         "written": time.time() if written is None else written,

@@ -42,6 +42,7 @@ KINDS: dict[str, tuple[type, ...]] = {
     "grade": (str,),
     "below": (int,),
     "frees": (int, float),
+    "code_changed": (bool,),
     "threshold": (int, float),
     "urgent": (int, float),
     "written": (int, float),

@@ -35,6 +35,7 @@ class SessionInfo:
     frees: float | None = None
     quote: str | None = None
     steps: str | None = None  # how to reach the stop in the picker (core/steps.py)
+    code_changed: bool = False  # the stop's rewind menu offers to restore code
     muted: bool = False
     muted_until: float | None = None
     notified: list[str] = field(default_factory=list)
@@ -125,6 +126,7 @@ def pick_fields(analysis: Analysis) -> dict[str, Any]:
         "frees": stop.frees if stop is not None else None,
         "quote": stop.quote if stop is not None else None,
         "steps": instruction(stop) if stop is not None else None,
+        "code_changed": stop.code_changed if stop is not None else False,
     }
 
 

@@ -76,7 +76,9 @@ def line_of(tree: Tree, data: bytes, *options: str, **env: str) -> str:
 
 def expected(entry: dict[str, Any], share: str) -> str:
     frees = f"{entry['frees']:.0%}"
-    return f"keepd {share} · {entry['grade']} Esc Esc ↑{entry['below'] + 1} · frees {frees}\n"
+    downs = 4 if entry.get("code_changed") else 2
+    reach = f"Esc Esc ↑{entry['below'] + 1} Enter ↓{downs}"
+    return f"keepd {share} · {entry['grade']} {reach} · frees {frees}\n"
 
 
 def _session(tree: Tree) -> Path:
