@@ -16,6 +16,7 @@ import select
 import sys
 import time
 
+from keepd.core.aftercut import short
 from keepd.core.steps import keys
 from keepd.errors import DaemonUnavailableError, KeepdError
 from keepd.ops.glance_io import (
@@ -193,9 +194,9 @@ def _detail(paint: _Paint, status: StatusInput, found: Found) -> list[str]:
     grade = _text(glance, "grade") or "trade"
     steps = keys(below, glance.get("code_changed") is True)
     parts = [f"{paint(GRADE_COLORS.get(grade, ''), grade)} {paint(BOLD, steps)}"]
-    frees = _float(glance, "frees")
-    if frees is not None:
-        parts.append(f"frees {frees:.0%}")
+    frees, after = _float(glance, "frees"), _int(glance, "after")
+    if frees is not None or after is not None:
+        parts.append(short(after, frees))
     if found.cached and _stale(status, glance):
         parts.append(paint(DIM, "old"))
     return parts

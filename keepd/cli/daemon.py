@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
+from keepd.core.aftercut import short
 from keepd.core.steps import keys
 
 if TYPE_CHECKING:
@@ -137,7 +138,7 @@ def session_line(item: dict[str, Any]) -> str:
     if item.get("below") is not None:
         grade = item.get("grade") or "trade"
         reach = keys(item["below"], item.get("code_changed") is True)
-        pick = f"{grade} {reach} frees {item['frees']:.0%}"
+        pick = f"{grade} {reach} {short(item.get('after'), item['frees'])}"
     flags = [item["state"]] + (["running"] if item.get("running") else [])
     flags += ["muted"] if item.get("muted") else []
     project = Path(item.get("project") or "?").name

@@ -8,6 +8,7 @@ from itertools import pairwise
 
 import numpy as np
 
+from keepd.core.aftercut import FileTrail
 from keepd.core.cues import CueTally, StopCues
 from keepd.core.entries import BOOKKEEPING_LINE, EntryReader, Line
 from keepd.core.events import EventCodes, events, signals
@@ -75,6 +76,7 @@ class SessionState:
         self._late_parents = 0
         self.checkpoints: set[str] = set()  # prompts Claude Code snapshotted the files for
         self.last_edit = -1  # the branch's newest message that edits a tracked file
+        self.files = FileTrail()  # what its Read and edit calls showed of each file
 
     def feed(self, data: bytes, origin: int = 0) -> int:
         """Takes appended bytes (`data[origin:]`); returns how many entries they completed."""
@@ -260,6 +262,7 @@ class SessionState:
             self.indexed = []
             self.cue_tally = CueTally()
             self.last_edit = -1
+            self.files = FileTrail()
             self.rebuilds += 1
             known = 0
         self._index(messages[known:], known)
@@ -272,6 +275,7 @@ class SessionState:
         self._index_words(fresh, is_stop)
         self.cue_tally.add(fresh, is_stop)  # reads the prompts' words, given them just now
         self.ledger.extend(fresh)
+        self.files.extend(first, fresh)
         edited = [i for i, node in enumerate(fresh) if node.edits]
         if edited:
             self.last_edit = first + edited[-1]

@@ -26,6 +26,7 @@ class Glance:
     below: int | None = None
     frees: float | None = None
     code_changed: bool = False  # the stop's rewind menu offers to restore code (core/steps.py)
+    after: int | None = None  # the context's tokens after a cut there (core/aftercut.py)
     threshold: float = THRESHOLD  # the daemon's notify.threshold and notify.urgent
     urgent: float = URGENT
     written: float | None = None  # when it was made, seconds since the epoch
@@ -70,6 +71,7 @@ def from_summary(
         "below": summary.get("below"),
         "frees": summary.get("frees"),
         "code_changed": summary.get("code_changed") is True,
+        "after": summary.get("after"),
         "threshold": threshold,
         "urgent": urgent,
         "written": time.time() if written is None else written,

@@ -43,6 +43,7 @@ KINDS: dict[str, tuple[type, ...]] = {
     "below": (int,),
     "frees": (int, float),
     "code_changed": (bool,),
+    "after": (int,),
     "threshold": (int, float),
     "urgent": (int, float),
     "written": (int, float),

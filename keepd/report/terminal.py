@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from keepd.core.aftercut import leaves
 from keepd.core.analysis import Analysis, Stop
 from keepd.core.events import Event
 from keepd.core.steps import ROW_CHARS, instruction
@@ -52,6 +53,9 @@ def render(analysis: Analysis, style: Style, *, example: bool = False) -> str:
         lines += _legend(analysis, style)
     keys = keystrokes(analysis, max(style.width - 20, 12)).split(" → ")
     lines += ["", *wrap(keys, " → ", style.width, "  ")]
+    target = analysis.target_stop()
+    if target is not None and target.in_picker:
+        lines.append(f"  that {leaves(target.after, analysis.context.get('tokens'), target.frees)}")
     return "\n".join(lines) + "\n"
 
 

@@ -14,51 +14,21 @@ from typing import Any
 from keepd.core import steps
 from tests.claude import picker
 from tests.claude.client import World
-from tests.claude.fake_api import FakeApi, Reply, Request, ToolCall
+from tests.claude.fake_api import FakeApi
+from tests.claude.scripted import model
 from tests.claude.tmux import Tmux
 
-COMPACTING = "CRITICAL: Respond with TEXT ONLY"
-SUMMARY = "<analysis>a</analysis>\n<summary>1. Primary Request: the parser work.</summary>"
 PROMPTS = [
     "prompt 1: DO READ src0.py", "prompt 2: DO WRITE new.py", "prompt 3: DO EDIT new.py",
     "prompt 4: plain talk about the parser", "prompt 5: DO READ src1.py",
 ]
 _OPTION = re.compile(r"^\s*(❯)?\s*\d\.\s+(.*?)\s*$")
-_ACTION = re.compile(r"DO (READ|WRITE|EDIT) (\S+)")
-
-
-def _model(world: World) -> Callable[[Request], Reply]:
-    """Answers each prompt's DO READ / WRITE / EDIT with that tool call, then a short text."""
-
-    def reply(request: Request) -> Reply:
-        if COMPACTING in request.joined()[-6000:]:
-            return Reply(text=SUMMARY)
-        messages = request.body.get("messages") or [{}]
-        content = messages[-1].get("content")
-        blocks = content if isinstance(content, list) else [{"type": "text", "text": content}]
-        if any(block.get("type") == "tool_result" for block in blocks):
-            return Reply(text="Done with the tool.")
-        said = " ".join(str(b.get("text", "")) for b in blocks if b.get("type") == "text")
-        found = _ACTION.findall(said)
-        if not found:
-            return Reply(text="Answer: the parser step is done.")
-        action, name = found[-1]
-        path = str(world.cwd / name)
-        call = {
-            "READ": ToolCall("Read", {"file_path": path}),
-            "WRITE": ToolCall("Write", {"file_path": path, "content": "code line\n" * 30}),
-            "EDIT": ToolCall("Edit", {"file_path": path, "old_string": "code line",
-                                      "new_string": "edited line", "replace_all": True}),
-        }[action]
-        return Reply(tools=(call,))
-
-    return reply
 
 
 def _live(world: World, api: FakeApi, tmux_ui: Callable[..., Tmux]) -> Tmux:
     for n in range(2):
         (world.cwd / f"src{n}.py").write_text(f"x = {n}\n" * 50)
-    api.responder = _model(world)
+    api.responder = model(world)
     ui = tmux_ui("--dangerously-skip-permissions")
     ui.wait_for("❯", timeout=60)
     ui.wait_stable(quiet=1.0, timeout=60)
