@@ -30,9 +30,10 @@ PROMPTS = [
 ]
 
 
-def _made(world: World, api: FakeApi) -> bytes:
+def _made(world: World, api: FakeApi, lines: int) -> bytes:
+    """The session PROMPTS make, reading three modules of `lines` lines."""
     for n in range(3):
-        (world.cwd / f"src{n}.py").write_text(f"value_{n} = {n}  # a line of the module\n" * 120)
+        (world.cwd / f"src{n}.py").write_text(f"value_{n} = {n}  # a line of the module\n" * lines)
     api.responder = model(world, lines=80)
     session: str | None = None
     for prompt in PROMPTS:
@@ -69,17 +70,18 @@ def _cut_and_measure(
     return request.size // 4
 
 
-@pytest.mark.parametrize("presses", [2, 5, 8])
+# Modules of 120 lines come back whole; of 1,500 lines (about 14k tokens each) as references.
+@pytest.mark.parametrize(("presses", "lines"), [(2, 120), (5, 120), (8, 120), (5, 1500)])
 def test_the_promised_context_is_the_next_request(
-    presses: int, world: World, fake_api: FakeApi, tmux_ui: Callable[..., Tmux]
+    presses: int, lines: int, world: World, fake_api: FakeApi, tmux_ui: Callable[..., Tmux]
 ) -> None:
-    data = _made(world, fake_api)
+    data = _made(world, fake_api, lines)
     session = place(world, data.splitlines())  # a copy of its own: the cut changes it
     report = world.report(session)
     stop = next(s for s in report["stops"] if s["below"] == presses - 1)
     promised = stop["after"]
     sent = _cut_and_measure(world, fake_api, tmux_ui, stop)
     before = report["context"]["tokens"]
-    print(f"stop ↑{presses}: before {before}, promised {promised}, sent {sent}, "
+    print(f"stop ↑{presses}, {lines} lines: before {before}, promised {promised}, sent {sent}, "
           f"frees {stop['frees']:.0%}, error {promised / sent - 1:+.1%}")
     assert abs(promised - sent) <= TOLERANCE * sent

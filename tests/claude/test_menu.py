@@ -112,7 +112,20 @@ def test_live_and_resumed_menus_are_the_ones_keepd_names_and_its_steps_reach_the
     resumed.wait_for("❯", timeout=60)
     resumed.wait_stable(quiet=1.0, timeout=60)
     _both_menus(resumed, world)
-    # Followed to the end, the steps summarize: the six-option menu's Enter.
-    _follow(resumed, _stops(world)[PROMPTS[2]])
+    # Followed to the end, the steps summarize (the six-option menu's Enter), and the next
+    # request is as large as keepd said the context would be (tests/claude/test_after_cut.py).
+    stop = _stops(world)[PROMPTS[2]]
+    _follow(resumed, stop)
     resumed.keys("Enter")
     resumed.wait_for("Conversation summarized", timeout=60)
+    resumed.wait_stable(quiet=1.0)
+    asked = len(fake_api.conversation())
+    resumed.type("prompt 6: after the cut")
+    time.sleep(0.3)
+    resumed.keys("Enter")
+    deadline = time.monotonic() + 60
+    while len(fake_api.conversation()) == asked and time.monotonic() < deadline:
+        time.sleep(0.1)
+    sent = fake_api.conversation()[-1].size // 4
+    print(f"live then resumed, cut at prompt 3: promised {stop['after']}, sent {sent}")
+    assert abs(stop["after"] - sent) <= 0.15 * sent
