@@ -16,8 +16,7 @@ import select
 import sys
 import time
 
-from keepd.core.aftercut import short
-from keepd.core.steps import keys
+from keepd.core.steps import keys, short
 from keepd.errors import DaemonUnavailableError, KeepdError
 from keepd.ops.glance_io import (
     THRESHOLD,

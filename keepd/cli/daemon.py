@@ -15,8 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from keepd.core.aftercut import short
-from keepd.core.steps import keys
+from keepd.core.steps import keys, short
 
 if TYPE_CHECKING:
     from keepd.ops.operations import Operations

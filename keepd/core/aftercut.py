@@ -118,36 +118,3 @@ def after_cut(now: int | None, dropped: float, read_back: int) -> int | None:
         return None
     return max(round(now - dropped), 0) + summary_tokens() + read_back
 
-
-def thousands(tokens: int) -> str:
-    """A token count as people say it.
-
-    >>> thousands(22_209), thousands(950), thousands(1_250_000)
-    ('22k', '950', '1.2M')
-    """
-    if tokens >= 1_000_000:
-        return f"{tokens / 1_000_000:.1f}M"
-    return f"{round(tokens / 1000)}k" if tokens >= 1000 else str(tokens)
-
-
-def leaves(after: int | None, now: int | None, frees: float) -> str:
-    """What a cut at a stop leaves, in the one wording every front end prints: the context in
-    tokens when the session's usage is known, else the share of the conversation it frees.
-
-    >>> leaves(22_209, 40_717, 0.82), leaves(None, None, 0.82)
-    ('leaves about 22k of 41k tokens', 'frees 82% of the conversation')
-    """
-    if after is None or now is None:
-        return f"frees {frees:.0%} of the conversation"
-    return f"leaves about {thousands(after)} of {thousands(now)} tokens"
-
-
-def short(after: int | None, frees: float | None) -> str:
-    """The same where there is no room (the status line, session lists).
-
-    >>> short(22_209, 0.82), short(None, 0.82)
-    ('leaves ~22k', 'frees 82%')
-    """
-    if after is not None:
-        return f"leaves ~{thousands(after)}"
-    return f"frees {frees or 0.0:.0%}"

@@ -1,5 +1,5 @@
-"""How a person reaches a stop in Claude Code's rewind picker and its menu, in the one wording
-every front end (report, note, notices, status line, JSON) prints.
+"""How a person reaches a stop in Claude Code's rewind picker and its menu, and what the cut
+leaves, in the one wording every front end (report, note, notices, status line, JSON) prints.
 
 Checked on the real picker (tests/claude): it opens with the selection on its last row,
 "(current)", and ↑ pressed k times from there selects the k-th prompt from the end, so a stop with
@@ -130,3 +130,38 @@ def as_json(stop: Any | None) -> dict[str, Any] | None:
         "downs": downs(code),
         "text": sentence(stop.below, stop.quote, code_changed=code),
     }
+
+
+def thousands(tokens: int) -> str:
+    """A token count as people say it.
+
+    >>> thousands(22_209), thousands(950), thousands(1_250_000)
+    ('22k', '950', '1.2M')
+    """
+    if tokens >= 1_000_000:
+        return f"{tokens / 1_000_000:.1f}M"
+    return f"{round(tokens / 1000)}k" if tokens >= 1000 else str(tokens)
+
+
+def leaves(after: int | None, now: int | None, frees: float) -> str:
+    """What a cut at a stop leaves (core/aftercut.py), in the one wording every front end
+    prints: the context in tokens when the session's usage is known, else the share of the
+    conversation it frees.
+
+    >>> leaves(22_209, 40_717, 0.82), leaves(None, None, 0.82)
+    ('leaves about 22k of 41k tokens', 'frees 82% of the conversation')
+    """
+    if after is None or now is None:
+        return f"frees {frees:.0%} of the conversation"
+    return f"leaves about {thousands(after)} of {thousands(now)} tokens"
+
+
+def short(after: int | None, frees: float | None) -> str:
+    """The same where there is no room (the status line, session lists).
+
+    >>> short(22_209, 0.82), short(None, 0.82)
+    ('leaves ~22k', 'frees 82%')
+    """
+    if after is not None:
+        return f"leaves ~{thousands(after)}"
+    return f"frees {frees or 0.0:.0%}"

@@ -13,8 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from keepd.core.aftercut import leaves
-from keepd.core.steps import instruction
+from keepd.core.steps import instruction, leaves
 from keepd.ops.overview import short_project
 
 if TYPE_CHECKING:

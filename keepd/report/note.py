@@ -7,10 +7,10 @@ import re
 from pathlib import Path
 
 from keepd._version import __version__
-from keepd.core.aftercut import leaves
 from keepd.core.analysis import Analysis, BlockInfo, Stop
 from keepd.core.events import Event
 from keepd.core.grade import FALLING_MARK
+from keepd.core.steps import leaves
 from keepd.data.icons import favicon_uri
 from keepd.report.instructions import block_start, short, summary_instructions
 from keepd.report.legend import EVENT_WORDS, FALLING_WORDS, GRADE_WORDS, plain_words

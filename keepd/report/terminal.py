@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+import textwrap
 from dataclasses import dataclass
 
-from keepd.core.aftercut import leaves
 from keepd.core.analysis import Analysis, Stop
 from keepd.core.events import Event
-from keepd.core.steps import ROW_CHARS, instruction
+from keepd.core.steps import ROW_CHARS, instruction, leaves
 from keepd.report.chart import LABEL, chart_lines, columns
 from keepd.report.legend import marks_key
 
@@ -82,16 +82,28 @@ def wrap(parts: list[str], joint: str, width: int, indent: str) -> list[str]:
 
     >>> wrap(["one", "two", "three"], " · ", 14, "  ")
     ['  one · two', '  three']
+    >>> wrap(["a part too long for one line"], " · ", 16, "  ")
+    ['  a part too', '    long for one', '    line']
+
+    A part longer than a line goes on lines of its own, the later ones indented further.
     """
     lines: list[str] = []
     current = ""
     for part in parts:
+        if len(indent) + len(part) > width:
+            if current:
+                lines.append(indent + current)
+            current = ""
+            pieces = textwrap.wrap(part, max(width - len(indent) - 2, 8))
+            lines += [indent + pieces[0], *(indent + "  " + piece for piece in pieces[1:])]
+            continue
         candidate = f"{current}{joint}{part}" if current else part
         if current and len(indent) + len(candidate) > width:
             lines.append(indent + current)
             candidate = part
         current = candidate
-    lines.append(indent + current)
+    if current:
+        lines.append(indent + current)
     return lines
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from keepd.core import aftercut
+from keepd.core import aftercut, steps
 from keepd.core.aftercut import FileTrail
 from keepd.core.analysis import analyse_state
 from keepd.core.session import SessionState
@@ -92,6 +92,6 @@ def test_the_context_after_a_cut_is_now_less_the_part_before_plus_summary_and_fi
 
 
 def test_the_words_name_tokens_when_usage_is_known() -> None:
-    assert aftercut.leaves(22_209, 40_717, 0.82) == "leaves about 22k of 41k tokens"
-    assert aftercut.short(None, 0.5) == "frees 50%"
+    assert steps.leaves(22_209, 40_717, 0.82) == "leaves about 22k of 41k tokens"
+    assert steps.short(None, 0.5) == "frees 50%"
     assert FileTrail().read_back(0) == []
