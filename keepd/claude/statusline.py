@@ -16,7 +16,7 @@ import select
 import sys
 import time
 
-from keepd.core.steps import keys
+from keepd.core.steps import keys, short
 from keepd.errors import DaemonUnavailableError, KeepdError
 from keepd.ops.glance_io import (
     THRESHOLD,
@@ -216,10 +216,11 @@ def _detail(paint: _Paint, status: StatusInput, found: Found) -> list[str]:
     if below is None:
         return [paint(DIM, "nothing to do yet")]
     grade = _text(glance, "grade") or "trade"
-    parts = [f"{paint(GRADE_COLORS.get(grade, ''), grade)} {paint(BOLD, keys(below))}"]
-    frees = _float(glance, "frees")
-    if frees is not None:
-        parts.append(f"frees {frees:.0%}")
+    steps = keys(below, glance.get("code_changed") is True)
+    parts = [f"{paint(GRADE_COLORS.get(grade, ''), grade)} {paint(BOLD, steps)}"]
+    frees, after = _float(glance, "frees"), _int(glance, "after")
+    if frees is not None or after is not None:
+        parts.append(short(after, frees))
     if found.cached and _stale(status, glance):
         parts.append(paint(DIM, "old"))
     return parts

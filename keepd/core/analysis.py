@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from keepd.core.aftercut import after_cut
 from keepd.core.blocks import Block, BorrowedWord, blocks_before, borrowed_words
 from keepd.core.curve import Curve, FloatArray, curve
 from keepd.core.events import EVENTS, EventCodes
@@ -45,6 +46,8 @@ class Stop:
     event: str | None = None  # a break the session records before it (core/events.py)
     reasons: list[str] | None = None  # a zone's: what graded it (words, then cues)
     quote_raw: str = ""  # the prompt's text with its tags; `quote` is the picker's row
+    code_changed: bool = False  # its rewind menu offers to restore code (core/steps.py)
+    after: int | None = None  # the context's tokens after a cut there (core/aftercut.py)
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,6 +184,7 @@ def analyse_state(
     stops = _stops(
         branch, points, frees, grading, _picker_start(branch, state), events=events, only=marked
     )
+    _after_cut(state, stops, use.tokens)
     target = grading.target
     blocks: list[BlockInfo] = []
     words: list[WordInfo] = []
@@ -205,6 +209,16 @@ def analyse_state(
         sidechain_only=state.tree.sidechain_only and bool(branch.messages),
         stops_total=None if every_stop else len(branch.stops),
     )
+
+
+def _after_cut(state: SessionState, stops: list[Stop], now: int | None) -> None:
+    """Each stop's menu (core/steps.py) and the context a cut there leaves (core/aftercut.py)."""
+    dropped = state.ledger.before(np.asarray([stop.index for stop in stops], dtype=np.int64))
+    newest = state.files.newest()
+    for stop, before in zip(stops, dropped.tolist(), strict=True):
+        stop.code_changed = state.code_changed(stop.uuid, stop.index)
+        back = sum(tokens for _, tokens in state.files.read_back(stop.index, newest))
+        stop.after = after_cut(now, before, back)
 
 
 def _marked(grading: Grading) -> list[int]:

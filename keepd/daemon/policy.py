@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from keepd.core.limits import urgent_share
-from keepd.core.steps import instruction
+from keepd.core.steps import instruction, leaves
 from keepd.ops.overview import short_project
 
 if TYPE_CHECKING:
@@ -105,4 +105,5 @@ def words(analysis: Analysis, stop: Stop | None, *, urgent: bool) -> tuple[str, 
     if stop is None:
         return title, "No stop to summarize up to yet: every prompt is still needed."
     grade = stop.grade or "no clear break"
-    return title, f"{instruction(stop, NOTICE_ROW)}\nThat frees {stop.frees:.0%} ({grade})."
+    left = leaves(stop.after, analysis.context.get("tokens"), stop.frees)
+    return title, f"{instruction(stop, NOTICE_ROW)}\nThat {left} ({grade})."

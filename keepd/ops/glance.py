@@ -26,6 +26,8 @@ class Glance:
     grade: str | None = None  # the pick's grade; None when the stop is the trade's
     below: int | None = None
     frees: float | None = None
+    code_changed: bool = False  # the stop's rewind menu offers to restore code (core/steps.py)
+    after: int | None = None  # the context's tokens after a cut there (core/aftercut.py)
     threshold: float = THRESHOLD  # the daemon's notify.threshold, and notify.urgent of the
     urgent: float = URGENT  # way to the session's auto-compact point, as shares of the window
     written: float | None = None  # when it was made, seconds since the epoch
@@ -69,6 +71,8 @@ def from_summary(
         "grade": summary.get("grade"),
         "below": summary.get("below"),
         "frees": summary.get("frees"),
+        "code_changed": summary.get("code_changed") is True,
+        "after": summary.get("after"),
         "threshold": threshold,
         "urgent": round(urgent_share(context, urgent), 4),
         "written": time.time() if written is None else written,

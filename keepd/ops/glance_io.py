@@ -48,6 +48,8 @@ KINDS: dict[str, tuple[type, ...]] = {
     "grade": (str,),
     "below": (int,),
     "frees": (int, float),
+    "code_changed": (bool,),
+    "after": (int,),
     "threshold": (int, float),
     "urgent": (int, float),
     "written": (int, float),

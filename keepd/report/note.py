@@ -11,6 +11,7 @@ from keepd.core.analysis import Analysis, BlockInfo, Stop
 from keepd.core.events import Event
 from keepd.core.grade import FALLING_MARK
 from keepd.core.limits import compact_words
+from keepd.core.steps import leaves
 from keepd.data.icons import favicon_uri
 from keepd.report.instructions import block_start, short, summary_instructions
 from keepd.report.legend import EVENT_WORDS, FALLING_WORDS, GRADE_WORDS, plain_words
@@ -98,8 +99,9 @@ def _verdict(analysis: Analysis) -> str:
     items = "".join(_trade_item(analysis, uuid, name) for uuid, name in _trade(analysis))
     if pick is not None:
         body = (
-            f"<p><b>Stop at below~{pick.below}</b>: summarizing up to there frees "
-            f"{pick.frees:.0%} of the conversation. {_zone_words(pick)}</p>\n"
+            f"<p><b>Stop at below~{pick.below}</b>: summarizing up to there "
+            f"{leaves(pick.after, analysis.context.get('tokens'), pick.frees)} "
+            f"(it frees {pick.frees:.0%} of the conversation). {_zone_words(pick)}</p>\n"
             f"<p>The message there: <q>{esc(short(pick.quote, 240))}</q></p>"
         )
         if items:

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import textwrap
 from dataclasses import dataclass
 
 from keepd.core.analysis import Analysis, Stop
 from keepd.core.events import Event
 from keepd.core.limits import compact_words
-from keepd.core.steps import ROW_CHARS, instruction
+from keepd.core.steps import ROW_CHARS, instruction, leaves
 from keepd.report.chart import LABEL, chart_lines, columns
 from keepd.report.legend import marks_key
 from keepd.report.numbers import plural, tokens_text
@@ -59,6 +60,9 @@ def render(
         lines += _legend(analysis, style)
     keys = keystrokes(analysis, max(style.width - 20, 12)).split(" → ")
     lines += ["", *wrap(keys, " → ", style.width, "  ")]
+    target = analysis.target_stop()
+    if target is not None and target.in_picker:
+        lines.append(f"  that {leaves(target.after, analysis.context.get('tokens'), target.frees)}")
     return "\n".join(lines) + "\n"
 
 
@@ -108,16 +112,28 @@ def wrap(parts: list[str], joint: str, width: int, indent: str) -> list[str]:
 
     >>> wrap(["one", "two", "three"], " · ", 14, "  ")
     ['  one · two', '  three']
+    >>> wrap(["a part too long for one line"], " · ", 16, "  ")
+    ['  a part too', '    long for one', '    line']
+
+    A part longer than a line goes on lines of its own, the later ones indented further.
     """
     lines: list[str] = []
     current = ""
     for part in parts:
+        if len(indent) + len(part) > width:
+            if current:
+                lines.append(indent + current)
+            current = ""
+            pieces = textwrap.wrap(part, max(width - len(indent) - 2, 8))
+            lines += [indent + pieces[0], *(indent + "  " + piece for piece in pieces[1:])]
+            continue
         candidate = f"{current}{joint}{part}" if current else part
         if current and len(indent) + len(candidate) > width:
             lines.append(indent + current)
             candidate = part
         current = candidate
-    lines.append(indent + current)
+    if current:
+        lines.append(indent + current)
     return lines
 
 

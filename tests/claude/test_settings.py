@@ -66,9 +66,11 @@ def test_status_line_shows_the_instruction(
     ui = tmux_ui("--resume", session_id)
     screen = ui.wait_for(f"Esc Esc ↑{presses}", timeout=45)
     line = next(row for row in screen.splitlines() if f"Esc Esc ↑{presses}" in row)
-    assert line.strip().startswith("keepd ") and "frees " in line
     report = world.report(session_id)
     assert report["steps"]["presses"] == presses
+    stop = next(s for s in report["stops"] if s["uuid"] == report["steps"]["stop"])
+    assert line.strip().startswith("keepd ")
+    assert f"Enter ↓{report['steps']['downs']} · leaves ~" in line, (line, stop["after"])
 
 
 def test_the_status_lines_window_reaches_the_report(

@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from keepd.core import steps
 from keepd.ops.glance import Glance
 from keepd.ops.operations import Operations
 from keepd.ops.protocol import Reply, decode_request, encode_reply
@@ -76,8 +77,10 @@ def line_of(tree: Tree, data: bytes, *options: str, **env: str) -> str:
 
 
 def expected(entry: dict[str, Any], share: str) -> str:
-    frees = f"{entry['frees']:.0%}"
-    return f"keepd {share} · {entry['grade']} Esc Esc ↑{entry['below'] + 1} · frees {frees}\n"
+    frees = steps.short(entry.get("after"), entry["frees"])
+    downs = 4 if entry.get("code_changed") else 2
+    reach = f"Esc Esc ↑{entry['below'] + 1} Enter ↓{downs}"
+    return f"keepd {share} · {entry['grade']} {reach} · {frees}\n"
 
 
 def _session(tree: Tree) -> Path:
