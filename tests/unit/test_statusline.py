@@ -93,7 +93,7 @@ def test_a_compaction_written_since_the_glance_replaces_the_pick(tmp_path: Path)
     transcript = tmp_path / "s1.jsonl"
     transcript.write_bytes(b"x" * 9 + b"\n")  # the 10 bytes PICKED was made from
     status = _status(transcript_path=str(transcript))
-    line = "keepd 25% · ●●● Esc Esc ↑20 · frees 54%"
+    line = "keepd 25% · ●●● Esc Esc ↑20 Enter ↓2 · frees 54%"
     assert _plain(status, PICKED) == line
     with transcript.open("ab") as handle:  # a turn, quoting a boundary inside a string
         handle.write(
