@@ -4,7 +4,9 @@ A recorded answer is `evaluation/data/reader/<sha256>.json`, written by `keepd a
 --record REPLY --model MODEL` from a model's reply to exactly `keepd ask --print SESSION`; its
 name is the request's hash, so a changed request finds no answer and needs a new one. Each
 labelled session with an answer is scored twice, with the local grade alone and with the answer
-merged, on the issue's three figures: the pick within one stop of a reader's newest piece, the
+merged, on the issue's three figures: the pick within one stop of the readers' newest piece
+(where the two agree within one stop; a newest of 0, one piece, is found by no pick or one at
+the start, as evaluation/labels.py scores it), the
 readers' agreed task switches with ●●● within one stop, and ●●● zones within one stop of a
 reader's boundary. The reader fits nothing, so leaving a project out changes nothing: each
 answer is scored as recorded. `python -m evaluation.reader [--held-out]`.
@@ -18,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from evaluation.labels import pick_near
 from evaluation.piece_gold import agreed, reader_tasks
 from keepd.config import ReaderConfig
 from keepd.core.analysis import Analysis
@@ -33,6 +36,7 @@ class Tally:
     """Counts of one side (local, or with the reader's answers) over the scored sessions."""
 
     sessions: int = 0
+    picks: int = 0  # sessions whose two readers' newest agree within one stop
     pick_near: int = 0
     switches: int = 0
     switches_clear: int = 0
@@ -45,7 +49,7 @@ class Tally:
 
     def line(self) -> str:
         return (
-            f"pick near a reader's newest {self.pick_near}/{self.sessions}, "
+            f"pick within one of the newest {self.pick_near}/{self.picks}, "
             f"switches with ●●● {self.switches_clear}/{self.switches}, "
             f"●●● near a boundary {self.clear_near}/{self.clear_zones}"
         )
@@ -65,9 +69,10 @@ def tally(analysis: Analysis, label: Mapping[str, Any]) -> Tally:
     """The three figures of one analysis against one session's two readers."""
     at = {stop.uuid: k for k, stop in enumerate(analysis.stops)}
     readers = label.get("readers", {})
-    newest = [at.get(str((readers.get(r) or {}).get("newest", {}).get("uuid"))) for r in "ab"]
-    pick = at.get(analysis.pick or "")
-    near = pick is not None and any(k is not None and abs(pick - k) <= 1 for k in newest)
+    newest = [_newest(readers.get(r) or {}, at) for r in "ab"]
+    both = newest[0], newest[1]
+    agree = None not in both and abs(both[0] - both[1]) <= 1  # type: ignore[operator]
+    near = pick_near(both if agree else None, at.get(analysis.pick or ""))  # type: ignore[arg-type]
     tasks = [[at[u] for _, u in marks if u in at] for marks in reader_tasks(label)]
     switches = [max(pair) for pair in agreed(tasks[0], tasks[1])]
     clear = [at[z.best] for z in analysis.zones if z.grade == CLEAR and z.best in at]
@@ -79,12 +84,22 @@ def tally(analysis: Analysis, label: Mapping[str, Any]) -> Tally:
     }
     return Tally(
         sessions=1,
-        pick_near=int(near),
+        picks=int(near is not None),
+        pick_near=int(bool(near)),
         switches=len(switches),
         switches_clear=sum(1 for k in switches if any(abs(k - j) <= 1 for j in clear)),
         clear_zones=len(clear),
         clear_near=sum(1 for k in clear if any(abs(k - j) <= 1 for j in bounds)),
     )
+
+
+def _newest(reader: Mapping[str, Any], at: Mapping[str, int]) -> int | None:
+    """A reader's newest piece by stop position, as evaluation/labels.py reads it."""
+    newest = reader.get("newest")
+    if not isinstance(newest, dict):
+        return None
+    position = at.get(str(newest.get("uuid")))
+    return 0 if position is None and newest.get("index") == 0 else position
 
 
 def score(sessions: Path, labels: Mapping[str, Any], answers: Path = ANSWERS) -> Scores:
