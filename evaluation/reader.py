@@ -69,10 +69,9 @@ def tally(analysis: Analysis, label: Mapping[str, Any]) -> Tally:
     """The three figures of one analysis against one session's two readers."""
     at = {stop.uuid: k for k, stop in enumerate(analysis.stops)}
     readers = label.get("readers", {})
-    newest = [_newest(readers.get(r) or {}, at) for r in "ab"]
-    both = newest[0], newest[1]
-    agree = None not in both and abs(both[0] - both[1]) <= 1  # type: ignore[operator]
-    near = pick_near(both if agree else None, at.get(analysis.pick or ""))  # type: ignore[arg-type]
+    a, b = (_newest(readers.get(r) or {}, at) for r in "ab")
+    both = (a, b) if a is not None and b is not None and abs(a - b) <= 1 else None
+    near = pick_near(both, at.get(analysis.pick or ""))
     tasks = [[at[u] for _, u in marks if u in at] for marks in reader_tasks(label)]
     switches = [max(pair) for pair in agreed(tasks[0], tasks[1])]
     clear = [at[z.best] for z in analysis.zones if z.grade == CLEAR and z.best in at]
