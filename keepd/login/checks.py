@@ -294,8 +294,8 @@ def check_mcp() -> Check:
 
 # Measured with the tests/claude harness (scripts/reader_cost.py): the fake Messages API's
 # count (bytes / 4) of what Claude Code 2.1.332 sends for the calibration sessions' requests
-# (median 1,131; the largest 3,525) and for a request at the cap (6,905).
-READER_TOKENS = "about 1,100 tokens a question (median), 3,500 the largest seen, 6,900 at most"
+# (median 1,374; the largest 3,747) and for a request at the cap (7,173).
+READER_TOKENS = "about 1,400 tokens a question (median), 3,700 the largest seen, 7,200 at most"
 
 
 def check_reader() -> Check:
@@ -307,8 +307,9 @@ def check_reader() -> Check:
 
     config = load_config().reader
     sends = (
-        f"the prompts' picker rows (each cut to {ROW_CHARS} characters, with the minutes since "
-        f"the one before and the git branch; {REQUEST_CHARS:,} characters in all), nothing else"
+        f"the prompts as the picker lists them (each cut to {ROW_CHARS} characters, with the "
+        f"minutes since the one before and the git branch; {REQUEST_CHARS:,} characters in all), "
+        "nothing else"
     )
     data = {"enabled": config.enabled, "model": config.model, "sends": sends}
     to_whom = f"claude -p --model {config.model}, on your own Claude account as your chat is"
