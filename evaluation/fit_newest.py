@@ -20,7 +20,7 @@ import argparse
 import dataclasses
 import sys
 import tempfile
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -41,7 +41,8 @@ from keepd.core.newest import COMPACTION, HEIGHT, POINTS, ZONE_FEATURES, Column,
 FloatArray = npt.NDArray[np.float64]
 BoolArray = npt.NDArray[np.bool_]
 Fitter = Callable[[frozenset[str]], Newest]
-Extra = Callable[[Prepared], list[Column]]  # columns a probe adds (evaluation/embed_probe.py)
+# The columns a probe adds (evaluation/probes/embed_probe.py).
+Extra = Callable[[Prepared], list[Column]]
 
 BASE = [POINTS, HEIGHT, *ZONE_FEATURES]
 NOT_SIGNALS = frozenset({*BASE, COMPACTION})
@@ -315,6 +316,32 @@ def cross_validated(data: Data) -> str:
             table([*headers, "pick within one of the newest", *titles], gains),
         ]
     )
+
+
+def with_extra(data: Data, sets: Mapping[str, Sequence[str]]) -> str:
+    """The chosen setting with each set of a probe's extra columns (the first set the base),
+    cross-validated as `figures` is, each also paired against the first set, case by case."""
+    chosen = CHOSEN
+    base = FEATURE_SETS[chosen.features]([])
+    uuids = marked(data.labelled, chosen.target)
+    found = []
+    for title, extra in sets.items():
+        names = [*extra, *base]
+        training = rows(list(data.cases.values()), names, uuids, 1.0)
+        for cases in data.joins.values():
+            training += rows(cases, names, uuids, chosen.joins)
+        fitted = fitter(training, names, chosen.ridge)
+        model = floored(fitted, CHOSEN_FLOOR)
+        found.append((title, figures(data.labelled, data.cases, data.joins, model)))
+    first = found[0][1]
+    headers = [
+        "features",
+        "pick within one of the newest",
+        *(f"{t}: at / within one" for t in data.joins),
+        "pick: against the first row",
+        *(f"{t}: within one, against the first row" for t in data.joins),
+    ]
+    return table(headers, [[title, *f.cells(), *f.gains(first)] for title, f in found])
 
 
 def floored(model: Fitter, floor: float) -> Fitter:

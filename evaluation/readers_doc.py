@@ -64,7 +64,7 @@ set one of the model's weights to 0 (not refitted) or move its floor.
 `python -m evaluation.fit_newest` prints the model's leave-one-session-out figures, refitted
 for each choice, with standard errors (a join's counted with every join of the same tail: they
 share its stops and miss together) and each choice's paired difference from the chosen one;
-`python -m evaluation.pick_misses` sorts the pick's misses on the same footing into causes.
+`python -m evaluation.probes.pick_misses` sorts the pick's misses on the same footing into causes.
 
 {variants.variant_table(calibration, joins)}
 
