@@ -17,6 +17,7 @@ import numpy as np
 import numpy.typing as npt
 
 from evaluation import labels
+from evaluation.cases import project_folds
 from evaluation.fit_points import RIDGE, at_boundary, by_rule, fitted_stops, share
 from evaluation.labels import Labelled, SessionScore
 from evaluation.logistic import ridge_logistic
@@ -208,7 +209,7 @@ def chosen(swept: Curve) -> int:
 
 @dataclass(frozen=True, slots=True)
 class Outcome:
-    """One variant left one session out: each session's score at its fold's chosen threshold,
+    """One variant left one project out: each session's score at its fold's chosen threshold,
     every threshold's held-out scores (for the curve), the thresholds and the log loss."""
 
     variant: Variant
@@ -221,22 +222,31 @@ class Outcome:
 def cross_validated(
     sessions: Sequence[Session], variant: Variant, names: Sequence[str] = NAMES
 ) -> Outcome:
-    held, thresholds, losses = [], [], []
-    curve: Curve = [[] for _ in variant.grid]
-    for i, out in enumerate(sessions):
-        rest = [s for j, s in enumerate(sessions) if j != i]
+    """The variant left one project out: each project's sessions scored with the weights fitted
+    and the threshold chosen on the sessions of every other project (in the order of
+    `sessions`)."""
+    held: dict[int, tuple[SessionScore, list[SessionScore], float, float]] = {}
+    for fold in project_folds([s.case.name for s in sessions]):
+        rest = [s for j, s in enumerate(sessions) if j not in fold]
         intercept, model = fit(rest, variant, names)
         k = chosen(sweep(rest, model, variant.grid))
-        thresholds.append(variant.grid[k])
-        scores = sweep([out], model, variant.grid)
-        for row, (s,) in zip(curve, scores, strict=True):
-            row.append(s)
-        held.append(scores[k][0])
-        logit = intercept + model(out)[out.fitted]
-        chance = 1 / (1 + np.exp(-logit))
-        task = out.task[out.fitted]
-        losses.append(-float(np.sum(np.where(task, np.log(chance), np.log1p(-chance)))))
-    return Outcome(variant, held, curve, thresholds, np.asarray(losses))
+        for i in fold:
+            out = sessions[i]
+            scores = [row[0] for row in sweep([out], model, variant.grid)]
+            logit = intercept + model(out)[out.fitted]
+            chance = 1 / (1 + np.exp(-logit))
+            task = out.task[out.fitted]
+            loss = -float(np.sum(np.where(task, np.log(chance), np.log1p(-chance))))
+            held[i] = (scores[k], scores, variant.grid[k], loss)
+    ordered = [held[i] for i in range(len(sessions))]
+    curve = [[found[1][t] for found in ordered] for t in range(len(variant.grid))]
+    return Outcome(
+        variant,
+        [found[0] for found in ordered],
+        curve,
+        [found[2] for found in ordered],
+        np.asarray([found[3] for found in ordered]),
+    )
 
 
 def paired(found: Outcome, base: Outcome) -> str:

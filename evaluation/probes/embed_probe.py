@@ -33,7 +33,7 @@ import numpy.typing as npt
 import orjson
 
 from evaluation import fit_newest, labels
-from evaluation.cases import shared_or_none
+from evaluation.cases import project_folds, shared_or_none
 from evaluation.fit_points import fitted_stops, stops_of
 from evaluation.logistic import ridge_logistic
 from evaluation.markdown import table
@@ -114,7 +114,7 @@ RIDGE = 1.0  # fit_points'
 
 
 def stop_level(data: fit_newest.Data) -> str:
-    """The log loss, left one session out, of the signals with each set of distances; each
+    """The log loss, left one project out, of the signals with each set of distances; each
     against the signals alone, and the embedding against the words."""
     sessions = []
     for item in data.labelled:
@@ -122,7 +122,10 @@ def stop_level(data: fit_newest.Data) -> str:
         named = dict(data.cases[item.name].columns)
         extra = np.column_stack([np.asarray(named[name], dtype=np.float64) for name in DISTANCES])
         sessions.append((stops_of(item).features, extra[fitted], task[fitted]))
-    losses = {title: _held_out_losses(sessions, columns) for title, columns in STOP_SETS.items()}
+    folds = project_folds([item.name for item in data.labelled])
+    losses = {
+        title: _held_out_losses(sessions, columns, folds) for title, columns in STOP_SETS.items()
+    }
     stops = sum(len(task) for _, _, task in sessions)
     base, words = losses["the points table's signals"], losses["+ word distances (no model)"]
     rows = [
@@ -140,12 +143,15 @@ def stop_level(data: fit_newest.Data) -> str:
 def _held_out_losses(
     sessions: Sequence[tuple[FloatArray, FloatArray, npt.NDArray[np.bool_]]],
     columns: Sequence[str],
+    folds: Sequence[Sequence[int]],
 ) -> FloatArray:
-    """Each session's summed log loss under a fit on all the others."""
+    """Each session's summed log loss under a fit on the other projects' sessions (`folds`:
+    the positions of each project's sessions)."""
     picked = [DISTANCES.index(name) for name in columns]
     out = []
     for i, (signals, extra, task) in enumerate(sessions):
-        rest = [s for j, s in enumerate(sessions) if j != i]
+        fold = next(f for f in folds if i in f)
+        rest = [s for j, s in enumerate(sessions) if j not in fold]
         x = np.vstack([np.column_stack([s, e[:, picked]]) for s, e, _ in rest])
         centre, scale = x.mean(axis=0), x.std(axis=0) + 1e-9
         binary = np.all((x == 0) | (x == 1), axis=0)
@@ -219,9 +225,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"cost: {cost(texts)}\n")
     embed = Embedder()
     data = fit_newest.load(shared, args.count, lambda prepared: distances(prepared, embed))
-    print("the stops fit_points fits on, one session out (ridge logistic):\n")
+    print("the stops fit_points fits on, one project out (ridge logistic):\n")
     print(stop_level(data))
-    print("\nthe newest-work model, one session out:\n")
+    print("\nthe newest-work model, one project out:\n")
     print(fit_newest.with_extra(data, NEWEST_SETS))
     return 0
 

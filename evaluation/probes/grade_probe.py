@@ -5,11 +5,11 @@ same points unrounded, and a calibrated probability with continuous signals adde
 Each variant scores every stop; ●●● is given where the score passes a threshold, exactly as
 `cued.with_points` gives it for the points' total (evaluation/stop_score.py: the words' own
 zones, then the cued stops that are not beaten by a neighbour), and the grades are counted by
-`labels.score_grading`. Left one session out: the weights are fitted and the threshold chosen on
-the 27 others by fit_points' rule (the most task switches while ●●● zones stay at a reader
-boundary in `FLOOR` or more one standard error down), then the session left out is graded. The
-continuous signals are those the cues threshold (the pause, the prompt's length, the share of
-new words, the new files' share, the words' height) and two plain word-count distances
+`labels.score_grading`. Left one project out: the weights are fitted and the threshold chosen on
+the other projects' sessions by fit_points' rule (the most task switches while ●●● zones stay at
+a reader boundary in `FLOOR` or more one standard error down), then the project's sessions are
+graded. The continuous signals are those the cues threshold (the pause, the prompt's length, the
+share of new words, the new files' share, the words' height) and two plain word-count distances
 (evaluation/texts.py): the assistant's text of a stop's turn against the turn before, and the
 prompt against the turn before's text. Calibration labels only; held-out labels are never read.
 """
@@ -108,7 +108,7 @@ def plot(outcomes: Sequence[Outcome], path: Path) -> None:
         )
     axes.axvline(0.85, color="grey", linestyle=":")
     axes.axhline(0.80, color="grey", linestyle=":")
-    axes.set_xlabel("●●● zones at a reader boundary (left one session out)")
+    axes.set_xlabel("●●● zones at a reader boundary (left one project out)")
     axes.set_ylabel("task switches with ●●● within one")
     axes.legend(fontsize=7)
     figure.tight_layout()
@@ -134,11 +134,11 @@ def main(argv: list[str] | None = None) -> int:
     stops = sum(int(s.fitted.sum()) for s in sessions)
     outcomes = [cross_validated(sessions, variant) for variant in VARIANTS]
     print(f"{len(sessions)} calibration sessions, {stops} fitted stops; keepd now: {today.line()}")
-    print("\nleft one session out (fit and threshold on the 27 others):\n")
+    print("\nleft one project out (fit and threshold on the other projects):\n")
     print(summary(outcomes, stops))
     print("\nthe held-out curves: most switches found where ●●● is at a boundary so often:\n")
     print(curves([(o.variant.name, o.curve) for o in outcomes]))
-    print("\nthe same, fitted on all 28 sessions (in sample, an upper bound):\n")
+    print("\nthe same, fitted on every session (in sample, an upper bound):\n")
     print(curves([(v.name, in_sample(sessions, v)) for v in VARIANTS]))
     if args.plot is not None:
         plot(outcomes, args.plot)

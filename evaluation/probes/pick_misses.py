@@ -212,7 +212,7 @@ def report(data: Data) -> str:
     )
     return "\n\n".join(
         [
-            "labelled sessions whose pick misses the newest piece (leave one session out):",
+            "labelled sessions whose pick misses the newest piece (leave one project out):",
             labelled,
             "calibration joins by cause (in brackets: of them, gold moved off the junction):",
             cause_table(misses, groups),

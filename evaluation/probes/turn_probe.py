@@ -17,7 +17,7 @@ reads), computed from the tool calls' names and inputs in the session file:
 - other files: files touched in the stop's turn and the two after share at most a fifth with
   those of the three turns before (Jaccard; `new files` instead asks for files no earlier turn
   touched at all).
-Two checks, both left one session out on calibration data only (held-out labels are never read):
+Two checks, both left one project out on calibration data only (held-out labels are never read):
 - the points table (as fit_points fits it: ridge 1, rounded to halves, the ●●● total chosen by
   its rule) with each signal added: task switches with ●●● within one and ●●● at a reader
   boundary, paired against the table as it is fitted today, session by session; and the pick
@@ -39,6 +39,7 @@ import numpy as np
 import numpy.typing as npt
 
 from evaluation import fit_newest, labels, stop_score
+from evaluation.cases import same_projects
 from evaluation.fit_points import TOTALS, share
 from evaluation.labels import SessionScore
 from evaluation.markdown import table
@@ -208,7 +209,7 @@ def labelled_sessions(data: fit_newest.Data) -> list[stop_score.Session]:
 
 
 def points_level(sessions: Sequence[stop_score.Session], joins: Sequence[Rowed]) -> str:
-    """The points table refitted with each signal added, left one session out, each paired
+    """The points table refitted with each signal added, left one project out, each paired
     against the table refitted as today; the pick as today's newest-work model makes it on the
     new total, and as the model refitted on it makes it."""
     variants = [
@@ -266,7 +267,7 @@ def presence(sessions: Sequence[stop_score.Session]) -> str:
         "stops",
         f"of the {tasks} fitted task switches",
         f"of the {stops - tasks} fitted counter-examples",
-        "fit with every signal (not BOTH's), all 28 sessions",
+        "fit with every signal (not BOTH's), every calibration session",
     ]
     return f"{table(headers, present)}\n\n(new files, in that fit: {new_files:.2f})"
 
@@ -325,16 +326,18 @@ def refitted_picks(
     labelled: Sequence[stop_score.Session], joins: Sequence[Rowed], variant: stop_score.Variant
 ) -> list[SessionScore]:
     """Each labelled session's pick when the points and then the newest-work model (fit_newest's
-    chosen setting, on the points' new total) are fitted without it (and the joins holding it)."""
+    chosen setting, on the points' new total) are fitted without its project's sessions (and the
+    joins holding one)."""
     names = fit_newest.FEATURE_SETS[fit_newest.CHOSEN.features]([])
     out = []
-    for i, held in enumerate(labelled):
-        rest = [s for j, s in enumerate(labelled) if j != i]
+    for held in labelled:
+        gone = same_projects([held.case.name], [s.case.name for s in labelled])
+        rest = [s for s in labelled if s.case.name not in gone]
         _, model = stop_score.fit(rest, variant, NAMES)
         clear = variant.grid[stop_score.chosen(stop_score.sweep(rest, model, variant.grid))]
         uuids = fit_newest.marked([s.case for s in rest], fit_newest.CHOSEN.target)
         cases = [rowed_labelled(s, uuids) for s in rest]
-        cases += [j for j in joins if held.case.name not in j.sessions]
+        cases += [j for j in joins if not gone & j.sessions]
         x = np.vstack([_matrix(c.session, model(c.session), clear, names)[c.usable] for c in cases])
         y = np.concatenate([c.target for c in cases]).astype(np.float64)
         intercept, weights = fit_newest.fit(x, y, fit_newest.CHOSEN.ridge, np.ones(len(y)))
@@ -385,9 +388,9 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     uuids = fit_newest.marked(data.labelled, fit_newest.CHOSEN.target)
     joins = [joined(p, found, uuids) for p, found in prepared]
-    print("the points table with each signal, one session out:\n")
+    print("the points table with each signal, one project out:\n")
     print(points_level(labelled_sessions(data), joins))
-    print("\nthe newest-work model with each signal, one session out:\n")
+    print("\nthe newest-work model with each signal, one project out:\n")
     sets = {"fit_newest's chosen features": (), **{f"+ {n}": added for n, added in SETS}}
     print(fit_newest.with_extra(data, sets))
     return 0
