@@ -29,6 +29,7 @@ from keepd.core.grade import DEFAULT_TUNING, Grading, Tuning, fallback_pick, gra
 from keepd.core.newest import DEFAULT_NEWEST, Newest
 from keepd.core.newest_pick import Chosen, newest_pick
 from keepd.core.points import DEFAULT_POINTS, Scored, Signal, score
+from keepd.core.settle import closing_prompts, settled
 from keepd.core.zone import Zone
 
 FloatArray = npt.NDArray[np.float64]
@@ -106,6 +107,7 @@ class Variant:
     rounded: bool = False
     grid: tuple[float, ...] = GRID
     ridge: float = RIDGE
+    cues: tuple[str, ...] | None = None  # the cue signals read (`Points` fields); None: all
 
 
 NAMES = (*CONTINUOUS, *DISTANCES)
@@ -117,7 +119,9 @@ Curve = list[list[SessionScore]]  # threshold x session
 def design(session: Session, variant: Variant, names: Sequence[str] = NAMES) -> FloatArray:
     """The cues' 0/1 columns and the variant's extra columns (`names` names `session.extra`'s)."""
     picked = [names.index(name) for name in variant.extra]
-    return np.column_stack([session.binary, session.extra[:, picked]])
+    fields = [signal.field for signal in session.signals]
+    kept = range(len(fields)) if variant.cues is None else [fields.index(f) for f in variant.cues]
+    return np.column_stack([session.binary[:, list(kept)], session.extra[:, picked]])
 
 
 def fit(
@@ -166,6 +170,8 @@ def graded(
         pick, zones = fallback_pick(
             zones, p.curve, p.frees, tuning=tuning, events=p.events, heights=session.heights
         )
+    closing = closing_prompts(Scored(totals, session.signals), len(p.curve))
+    pick, zones = settled(pick, zones, closing)
     grading = Grading(session.wiggle, np.zeros(len(p.curve), bool), zones, pick, [])
     return labels.score_grading(session.case, grading)
 
