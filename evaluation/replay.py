@@ -49,8 +49,24 @@ class Replayed:
     notices: list[Sent]
 
 
-def replay(path: Path, config: NotifyConfig | None = None) -> Replayed:
-    """The notices the daemon would send following `path` as it was written."""
+# The cues found to carry across projects (issue 27) that say the work before is done or the
+# prompt turns to the next thing: a variant of the policy sends a break notice only with one.
+CARRYING = frozenset(
+    {
+        "work finished",
+        "git branch",
+        "says it turns to the next thing",
+        "the prompt before closed the work",
+    }
+)
+
+
+def replay(
+    path: Path, config: NotifyConfig | None = None, needs: frozenset[str] = frozenset()
+) -> Replayed:
+    """The notices the daemon would send following `path` as it was written; with `needs`, a
+    variant of the policy: a break notice whose stop names none of those reasons is not sent
+    (nor remembered)."""
     config = config or NotifyConfig()
     data = path.read_bytes()
     ends = _turn_ends(data)
@@ -68,8 +84,11 @@ def replay(path: Path, config: NotifyConfig | None = None) -> Replayed:
         notice = decide(analysis, analysis.session_id or path.name, config, memory, clock)
         if notice is None:
             continue
+        found = _sent(path.name, turn, analysis, notice.stop, notice.urgent, prompt=prompt)
+        if needs and not notice.urgent and not needs & set(found.reasons):
+            continue
         memory.remember(notice.session_id, notice.key)
-        sent.append(_sent(path.name, turn, analysis, notice.stop, notice.urgent, prompt=prompt))
+        sent.append(found)
     return Replayed(path.name, len(ends), sent)
 
 
@@ -258,4 +277,14 @@ def headline(read: dict[Source, list[Labelled]], runs: dict[str, Replayed]) -> s
         judged = [runs[name] for name in by_name if name in runs]
         role = "held out" if source.held_out else "calibration"
         parts.append(f"{role} ({source.title}): {line(summarise(judged, by_name))}")
+        sure = [
+            replay(found[0].prepared.case.path.parent / name, needs=CARRYING)
+            for name in by_name
+            if name in runs
+        ]
+        parts.append(
+            f"{role}, were a break notice to need work finished, a git branch, a prompt that "
+            f"turns to the next thing or one after a prompt that closed the work: "
+            f"{line(summarise(sure, by_name))}"
+        )
     return "\n".join(parts) + "\n"
