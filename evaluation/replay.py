@@ -278,8 +278,8 @@ def headline(read: dict[Source, list[Labelled]], runs: dict[str, Replayed]) -> s
         role = "held out" if source.held_out else "calibration"
         parts.append(f"{role} ({source.title}): {line(summarise(judged, by_name))}")
         sure = [
-            replay(found[0].prepared.case.path.parent / name, needs=CARRYING)
-            for name in by_name
+            replay(case.prepared.case.path, needs=CARRYING)
+            for name, case in by_name.items()
             if name in runs
         ]
         parts.append(

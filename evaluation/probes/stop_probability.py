@@ -56,8 +56,9 @@ VARIANTS = (
 )
 
 
-def chances(session: Session, model: FloatArray) -> FloatArray:
-    return 1.0 / (1.0 + np.exp(-model))
+def chances(logit: FloatArray) -> FloatArray:
+    """Every stop's probability from the model's logit."""
+    return 1.0 / (1.0 + np.exp(-logit))
 
 
 def usable(session: Session) -> np.ndarray:
@@ -170,13 +171,13 @@ def cross_validated(sessions: Sequence[Session], variant: Variant) -> Result:
     for fold in project_folds([s.case.name for s in sessions]):
         rest = [s for j, s in enumerate(sessions) if j not in fold]
         _, model = fit(rest, variant)
-        found = [chances(s, model(s)) for s in rest]
+        found = [chances(model(s)) for s in rest]
         threshold = chosen_threshold(rest, found)
         floor = chosen_floor(rest, found)
         thresholds.append(threshold)
         floors.append(floor)
         for i in fold:
-            chance = chances(sessions[i], model(sessions[i]))
+            chance = chances(model(sessions[i]))
             held[i] = scored(sessions[i], chance, threshold, floor)
             ok = usable(sessions[i])
             pooled += [
@@ -294,9 +295,9 @@ def held_out(calibration: Sequence[Session], held: Sequence[Session]) -> str:
     rows = [row("keepd as shipped", labels.summarise(keepd))]
     for variant in VARIANTS:
         _, model = fit(calibration, variant)
-        found = [chances(s, model(s)) for s in calibration]
+        found = [chances(model(s)) for s in calibration]
         threshold, floor = chosen_threshold(calibration, found), chosen_floor(calibration, found)
-        scores = [scored(s, chances(s, model(s)), threshold, floor) for s in held]
+        scores = [scored(s, chances(model(s)), threshold, floor) for s in held]
         rows.append(
             row(
                 f"probability: {variant.name} (≥ {threshold:g}, floor {floor})",

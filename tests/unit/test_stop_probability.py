@@ -34,7 +34,7 @@ def test_a_fit_gives_tasks_higher_chances(shared: Path, tmp_path: Path) -> None:
     path.write_bytes(orjson.dumps({name: every[name] for name in names}))
     sessions = [session_of(case) for case in labels.load(shared, path)]
     _, model = fit(sessions, VARIANTS[0])
-    found = np.concatenate([chances(s, model(s))[s.fitted] for s in sessions])
+    found = np.concatenate([chances(model(s))[s.fitted] for s in sessions])
     task = np.concatenate([s.task[s.fitted] for s in sessions])
     assert ((found >= 0) & (found <= 1)).all()
     assert found[task].mean() > found[~task].mean()
