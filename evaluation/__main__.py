@@ -7,7 +7,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from evaluation import labels, replay, variants
+from evaluation import baselines, labels, replay, variants
 from evaluation.cases import (
     CALIBRATION,
     HELD_OUT,
@@ -54,6 +54,9 @@ def main(argv: list[str] | None = None) -> int:
         every_label = [case for found in read.values() for case in found]
         sides = [("calibration", CALIBRATION), ("held out", HELD_OUT)]
         sides = sides[:1] if args.calibration else sides
+        runs = {path.name: replay.replay(path) for path in _replayable(shared, args.calibration)}
+        print(replay.headline(read, runs))
+        stitched: dict[str, list[Prepared]] = {}
         for title, groups in sides:
             cases = {group.title: group.cases(shared, out, args.count) for group in groups}
             if title == "calibration":
@@ -70,13 +73,14 @@ def main(argv: list[str] | None = None) -> int:
             print()
             joins = {group.title: prepared[group.title] for group in groups}
             if title == "calibration":
+                stitched = joins
                 print(variants.variant_table(side, joins), "\n")
                 print(variants.cue_rates(side), "\n")
             else:
                 print(f"checked once on held out:\n{variants.held_out_check(side, joins)}\n")
-        print(_labelled(read))
+        print(_labelled(read, stitched))
         if not args.calibration:  # the replay and the singles read every corpus session
-            print(_replayed(shared, every_label))
+            print(_replayed(list(runs.values()), every_label))
             print(_singles(single_cases(shared)))
             print(_unjoined(shared))
         print(f"\n{time.perf_counter() - started:.1f} s; tails 8-15 prompts per piece; seeds fixed")
@@ -127,8 +131,11 @@ def _labelled_row(outcome: Outcome) -> list[object]:
     ]
 
 
-def _labelled(read: dict[labels.Source, list[labels.Labelled]]) -> str:
-    """The readers' boundaries: task switches, ●●● zones, the newest piece."""
+def _labelled(
+    read: dict[labels.Source, list[labels.Labelled]], joins: dict[str, list[Prepared]]
+) -> str:
+    """The readers' boundaries: task switches, ●●● zones, the newest piece; keepd beside the
+    trivial picks and grades, and on calibration keepd's fits left one project out."""
     parts = []
     for source, found in read.items():
         scores = [labels.score_session(case) for case in found]
@@ -141,13 +148,23 @@ def _labelled(read: dict[labels.Source, list[labels.Labelled]]) -> str:
             f"keepd: {labels.summarise(scores).line()}",
             f"words and events alone: {labels.summarise(words).line()}",
             "",
+            f"{role}: keepd against trivial picks and grades\n",
+            *baselines.against(found, scores, joins if not source.held_out else None),
+            "",
         ]
     return "\n".join(parts)
 
 
-def _replayed(shared: Path, labelled: list[labels.Labelled]) -> str:
+def _replayable(shared: Path, calibration: bool) -> list[Path]:
+    """The sessions to replay: on calibration only the calibration labels' sessions, else every
+    corpus session."""
+    if calibration:
+        return side_sessions(shared, False)
+    return corpus_sessions(shared)
+
+
+def _replayed(runs: list[replay.Replayed], labelled: list[labels.Labelled]) -> str:
     """Every corpus session followed turn by turn through the daemon's notice policy."""
-    runs = [replay.replay(path) for path in corpus_sessions(shared)]
     by_name = {case.name: case for case in labelled}
     found = replay.rows(runs, by_name)
     summary = replay.line(replay.summarise(runs, by_name))

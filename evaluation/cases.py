@@ -6,7 +6,7 @@ import functools
 import importlib.util
 import random
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -101,8 +101,39 @@ def side_sessions(shared: Path, held_out: bool) -> list[Path]:
     return [path for path in corpus_sessions(shared) if path.name in names]
 
 
+def project(name: str) -> str:
+    """A corpus session's project: its file name before the second `__`.
+
+    >>> project("ebridges__wakil__3f2a.jsonl")
+    'ebridges__wakil'
+    """
+    return "__".join(name.split("__")[:2])
+
+
 def repository(path: Path) -> str:
-    return "__".join(path.name.split("__")[:2])
+    return project(path.name)
+
+
+def project_folds(names: Sequence[str]) -> list[list[int]]:
+    """The positions of `names` grouped by project, in order of each project's first name: the
+    folds of a cross-validation that leaves one project out, so that no figure rests on a
+    project's own style.
+
+    >>> project_folds(["a__x__1", "b__y__1", "a__x__2"])
+    [[0, 2], [1]]
+    """
+    folds: dict[str, list[int]] = {}
+    for i, name in enumerate(names):
+        folds.setdefault(project(name), []).append(i)
+    return list(folds.values())
+
+
+def same_projects(names: Iterable[str], every: Iterable[str]) -> frozenset[str]:
+    """`names` and every name of `every` from one of their projects: what a fit leaves out
+    when it leaves their projects out."""
+    given = list(names)
+    projects = {project(name) for name in given}
+    return frozenset({*given, *(name for name in every if project(name) in projects)})
 
 
 def prompt_count(stitch: ModuleType, path: Path) -> int:

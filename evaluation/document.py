@@ -58,6 +58,7 @@ def write(run: Run, out: Path) -> Path:
     _figures(run, out)
     parts = [
         _header(run),
+        readers_doc.headline(run.replayed, run.readers),
         _segmentation(run),
         _sessions(run),
         readers_doc.readers_section(run.readers, run.groups),

@@ -1,17 +1,17 @@
 """`python -m evaluation.fit_newest`: fits the newest-work model (keepd/core/newest.py) on
-calibration data and prints leave-one-session-out figures, then the chosen fit's coefficients.
+calibration data and prints leave-one-project-out figures, then the chosen fit's coefficients.
 
 Rows are the usable stops of the labelled calibration sessions (corpus/labels/boundaries.json)
-and of the calibration joins, with their named features (keepd.core.grade.newest_features).
-The target is a stop both readers mark as a task within one stop of each other (or, as a
-variant, a boundary of either kind); in a join, a stop whose prompt is such a stop of its
-session, or a junction. The fit is a ridge logistic regression (Newton steps; the intercept is
-not penalised). Target, features, ridge and floor are chosen on cross-validated figures: each
-labelled session's pick comes from a model fitted without it (nor any join holding it), each
-join's from one fitted without every session it is made of. Each figure carries its standard
-error, a join's counted with every join of the same tail (joins of one tail miss together, so
-150 joins are worth far fewer draws), and each setting its difference from the chosen one,
-paired case by case, with the error of that difference. Nothing held out is read.
+and of the calibration joins, with their named features (keepd.core.grade.newest_features). The
+target is a stop both readers mark as a task within one stop of each other (or, as a variant, a
+boundary of either kind); in a join, a stop whose prompt is such a stop of its session, or a
+junction. The fit is a ridge logistic regression (Newton steps; the intercept is not penalised).
+Target, features, ridge and floor are chosen on cross-validated figures: each labelled session's
+pick comes from a model fitted without its project's sessions (nor any join holding one), each
+join's from one fitted without every session of its pieces' projects. Each figure carries its
+standard error, a join's counted with every join of the same tail (joins of one tail miss
+together, so 150 joins are worth far fewer draws), and each setting its difference from the
+chosen one, paired case by case, with the error of that difference. Nothing held out is read.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import argparse
 import dataclasses
 import sys
 import tempfile
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,7 +28,7 @@ import numpy as np
 import numpy.typing as npt
 
 from evaluation import labels
-from evaluation.cases import CALIBRATION, find_shared, label_file
+from evaluation.cases import CALIBRATION, find_shared, label_file, same_projects
 from evaluation.logistic import ridge_logistic
 from evaluation.markdown import percent, table
 from evaluation.outcomes import Outcomes
@@ -41,7 +41,8 @@ from keepd.core.newest import COMPACTION, HEIGHT, POINTS, ZONE_FEATURES, Column,
 FloatArray = npt.NDArray[np.float64]
 BoolArray = npt.NDArray[np.bool_]
 Fitter = Callable[[frozenset[str]], Newest]
-Extra = Callable[[Prepared], list[Column]]  # columns a probe adds (evaluation/embed_probe.py)
+# The columns a probe adds (evaluation/probes/embed_probe.py).
+Extra = Callable[[Prepared], list[Column]]
 
 BASE = [POINTS, HEIGHT, *ZONE_FEATURES]
 NOT_SIGNALS = frozenset({*BASE, COMPACTION})
@@ -219,11 +220,15 @@ def figures(
     joins: dict[str, list[Case]],
     model: Fitter,
 ) -> Figures:
-    """The picks of `model(sessions left out)` on every labelled session and join."""
+    """The picks of `model(sessions left out)` on every labelled session and join, each
+    model fitted without every session of the projects its case is made of."""
+    every = list(cases)
     verdicts = [
         (
             item.name,
-            labels.pick_near(item.newest(), cases[item.name].pick(model(frozenset({item.name})))),
+            labels.pick_near(
+                item.newest(), cases[item.name].pick(model(same_projects([item.name], every)))
+            ),
         )
         for item in labelled
     ]
@@ -231,7 +236,10 @@ def figures(
     found = Outcomes(tuple(v for _, v in judged), tuple(name for name, _ in judged))
     shares = {}
     for title, group in joins.items():
-        distances = [_distance(case.pick(model(case.sessions)), case.gold) for case in group]
+        distances = [
+            _distance(case.pick(model(same_projects(case.sessions, every))), case.gold)
+            for case in group
+        ]
         shares[title] = Outcomes(
             tuple(d is not None and d <= 1 for d in distances),
             tuple(case.tail for case in group),
@@ -281,7 +289,7 @@ def load(shared: Path, count: int, extra: Extra | None = None) -> Data:
 
 
 def cross_validated(data: Data) -> str:
-    """Every setting's figures left one session out, then their differences from the chosen
+    """Every setting's figures left one project out, then their differences from the chosen
     setting's (within one, case by case)."""
     base = figures(data.labelled, data.cases, data.joins, floored(data.model(CHOSEN), CHOSEN_FLOOR))
     found, gains = [], []
@@ -315,6 +323,32 @@ def cross_validated(data: Data) -> str:
             table([*headers, "pick within one of the newest", *titles], gains),
         ]
     )
+
+
+def with_extra(data: Data, sets: Mapping[str, Sequence[str]]) -> str:
+    """The chosen setting with each set of a probe's extra columns (the first set the base),
+    cross-validated as `figures` is, each also paired against the first set, case by case."""
+    chosen = CHOSEN
+    base = FEATURE_SETS[chosen.features]([])
+    uuids = marked(data.labelled, chosen.target)
+    found = []
+    for title, extra in sets.items():
+        names = [*extra, *base]
+        training = rows(list(data.cases.values()), names, uuids, 1.0)
+        for cases in data.joins.values():
+            training += rows(cases, names, uuids, chosen.joins)
+        fitted = fitter(training, names, chosen.ridge)
+        model = floored(fitted, CHOSEN_FLOOR)
+        found.append((title, figures(data.labelled, data.cases, data.joins, model)))
+    first = found[0][1]
+    headers = [
+        "features",
+        "pick within one of the newest",
+        *(f"{t}: at / within one" for t in data.joins),
+        "pick: against the first row",
+        *(f"{t}: within one, against the first row" for t in data.joins),
+    ]
+    return table(headers, [[title, *f.cells(), *f.gains(first)] for title, f in found])
 
 
 def floored(model: Fitter, floor: float) -> Fitter:
@@ -351,7 +385,7 @@ def main(argv: list[str] | None = None) -> int:
     if data is None:
         return 2
     print(
-        "leave-one-session-out (a join: without every session it is made of); ± a standard"
+        "leave-one-project-out (a join: without every project it is made of); ± a standard"
         " error, joins of one tail counted together\n"
     )
     print(cross_validated(data))

@@ -1,5 +1,5 @@
 """`python -m evaluation.fit_points`: fits the cues' points (core/points.py) on the calibration
-labels and measures the table, in sample and leaving one session out at a time.
+labels and measures the table, in sample and leaving one project out at a time.
 
 The features are every signal `points.score` names, present or not at each usable stop of the
 calibration sessions (corpus/labels/boundaries.json); a stop is a task where both readers call
@@ -8,8 +8,9 @@ boundary within one stop (the stops between are left out: a ●●● zone there
 logistic model with a ridge penalty (the intercept unpenalised) gives each signal's points,
 rounded to halves; the ●●● total is the one that finds the most task switches while ●●● zones
 stay at a reader boundary in `FLOOR` or more one standard error down. Cross-validation fits the
-points and chooses the total on all other sessions, then grades the session left out: the
-figures a new session can expect. Held-out labels are never read.
+points and chooses the total on the sessions of all other projects, then grades the project's
+sessions left out: the figures a session of a new project can expect. Held-out labels are never
+read.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ import numpy as np
 import numpy.typing as npt
 
 from evaluation import labels
-from evaluation.cases import shared_or_none
+from evaluation.cases import project_folds, shared_or_none
 from evaluation.labels import Labelled, LabelSummary, SessionScore
 from evaluation.logistic import ridge_logistic
 from evaluation.markdown import table
@@ -142,15 +143,16 @@ def by_rule(swept: Sequence[LabelSummary]) -> int:
 
 
 def cross_validated(sessions: Sequence[Stops], keep: Sequence[str]) -> list[SessionScore]:
-    """Each session graded with the points fitted and the total chosen on all the others."""
-    out = []
-    for i, held in enumerate(sessions):
-        rest = [s for j, s in enumerate(sessions) if j != i]
-        points = table_of(fitted(rest, keep), keep, held.fields)
+    """Each session graded with the points fitted and the total chosen on the sessions of
+    every other project (left one project out), in the order of `sessions`."""
+    out: dict[int, SessionScore] = {}
+    for fold in project_folds([s.case.name for s in sessions]):
+        rest = [s for j, s in enumerate(sessions) if j not in fold]
+        points = table_of(fitted(rest, keep), keep, sessions[0].fields)
         cases = [s.case for s in rest]
         points = dataclasses.replace(points, clear=chosen_total(cases, points))
-        out.extend(scores([held.case], points))
-    return out
+        out.update(zip(fold, scores([sessions[i].case for i in fold], points), strict=True))
+    return [out[i] for i in range(len(sessions))]
 
 
 def figures(found: Sequence[SessionScore]) -> list[str]:
@@ -192,7 +194,7 @@ def report(sessions: Sequence[Stops], keep: Sequence[str], ablate: bool) -> str:
             [
                 ["keepd now, in sample", *figures(scores(cases, DEFAULT_POINTS))],
                 ["this fit, in sample", *figures(scores(cases, points))],
-                ["this fit, one session out", *figures(cross_validated(sessions, keep))],
+                ["this fit, one project out", *figures(cross_validated(sessions, keep))],
             ],
         ),
     ]
@@ -201,7 +203,7 @@ def report(sessions: Sequence[Stops], keep: Sequence[str], ablate: bool) -> str:
             [f"without {SIGNAL_NAMES[f]}", *figures(cross_validated(sessions, _but(keep, f)))]
             for f in keep
         ]
-        lines += ["", "one session out, each signal left out of the fit:\n", table(HEADERS, rows)]
+        lines += ["", "one project out, each signal left out of the fit:\n", table(HEADERS, rows)]
     return "\n".join(lines)
 
 

@@ -145,24 +145,31 @@ def score_words(labelled: Labelled, tuning: Tuning = DEFAULT_TUNING) -> SessionS
 def score_grading(labelled: Labelled, grading: Grading) -> SessionScore:
     """The score of one grading of a labelled session (any rule that yields zones and a pick)."""
     clear = [zone.best for zone in grading.zones if zone.grade is Grade.CLEAR]
+    pick = grading.pick.best if grading.pick is not None else None
+    grade_of = grading.pick.grade.value if grading.pick is not None else None
+    return score_stops(labelled, clear, pick, grade_of)
+
+
+def score_stops(
+    labelled: Labelled, clear: Sequence[int], pick: int | None, pick_grade: str | None = None
+) -> SessionScore:
+    """The score of ●●● at the stops `clear` and of `pick` (keepd's, or a baseline's)."""
     switches = labelled.task_switches()
     found = [any(_near(z, pair) for z in clear) for pair in switches]
     marked = labelled.boundaries()
     false_clear = [z for z in clear if not any(abs(z - k) <= 1 for k in marked)]
-    pick = grading.pick.best if grading.pick is not None else None
     newest = labelled.newest()
-    near = pick_near(newest, pick)
     return SessionScore(
         labelled.name,
         len(labelled.prepared.curve),
         switches,
         found,
-        clear,
+        list(clear),
         false_clear,
         newest,
         pick,
-        grading.pick.grade.value if grading.pick is not None else None,
-        near,
+        pick_grade,
+        pick_near(newest, pick),
     )
 
 

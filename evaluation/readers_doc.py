@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from evaluation import labels, replay, variants
+from evaluation import baselines, labels, replay, variants
 from evaluation.labels import Labelled, Source
 from evaluation.markdown import table
 from evaluation.sessions import GroupCases
@@ -44,6 +44,10 @@ Every curve covers the whole history, with the session's own events and cues."""
             + f"\n\n- keepd: {labels.summarise(scores).line()}"
             + "\n- the words and session events alone (before the cues): "
             + labels.summarise(words).line()
+            + f"\n\n#### {role}: keepd against trivial picks and grades\n\n"
+            + _AGAINST
+            + "\n\n"
+            + "\n".join(baselines.against(found, scores, None if source.held_out else joins))
         )
     held = next((found for s, found in read.items() if s.held_out), [])
     held_joins = {
@@ -64,7 +68,7 @@ set one of the model's weights to 0 (not refitted) or move its floor.
 `python -m evaluation.fit_newest` prints the model's leave-one-session-out figures, refitted
 for each choice, with standard errors (a join's counted with every join of the same tail: they
 share its stops and miss together) and each choice's paired difference from the chosen one;
-`python -m evaluation.pick_misses` sorts the pick's misses on the same footing into causes.
+`python -m evaluation.probes.pick_misses` sorts the pick's misses on the same footing into causes.
 
 {variants.variant_table(calibration, joins)}
 
@@ -205,6 +209,28 @@ def _constants() -> str:
         ],
     ]
     return "### Which data chose each constant\n\n" + table(["constant", "chosen on"], rows)
+
+
+_AGAINST = """A trivial pick names a stop by its position alone; a trivial grade puts ●●● where a
+rule with no model would (evaluation/baselines.py). keepd must beat them. On calibration, keepd as
+shipped is scored on the sessions its constants were chosen on (not evidence); the rows "left
+one project out" refit the cues' points and ●●● total (fit_points), or the newest-work model
+(fit_newest), on the other projects' sessions only, then grade the project left out."""
+
+
+def headline(runs: Sequence[replay.Replayed], read: dict[Source, list[Labelled]]) -> str:
+    """The notices a person would get, per side: the page's first figure."""
+    by_name = {run.session: run for run in runs}
+    return f"""## The notices a person would get
+
+Every labelled session replayed turn by turn through the daemon's own notice policy
+(`keepd.daemon.policy.decide`, default settings; "Notices, replayed" below lists each notice),
+each notice marked against the two readers' boundaries: within one stop of where either
+reader's newest task so far begins (the newest task marked at or before the prompt just
+answered), else of either reader's task boundary, else of a step, else neither. Calibration
+labels chose keepd's constants; held-out labels chose nothing.
+
+{replay.headline(read, by_name)}"""
 
 
 def replay_section(runs: Sequence[replay.Replayed], labelled: Sequence[Labelled]) -> str:

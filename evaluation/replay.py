@@ -15,7 +15,7 @@ from pathlib import Path
 
 import orjson
 
-from evaluation.labels import Labelled
+from evaluation.labels import Labelled, Source
 from keepd.config import NotifyConfig
 from keepd.core.analysis import Analysis, analyse_state
 from keepd.core.messages import is_prompt
@@ -39,6 +39,7 @@ class Sent:
     grade: str | None
     reasons: tuple[str, ...]
     quote: str
+    prompt: str = ""  # the uuid of the prompt whose turn had just ended
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,8 +49,24 @@ class Replayed:
     notices: list[Sent]
 
 
-def replay(path: Path, config: NotifyConfig | None = None) -> Replayed:
-    """The notices the daemon would send following `path` as it was written."""
+# The cues found to carry across projects (issue 27) that say the work before is done or the
+# prompt turns to the next thing: a variant of the policy sends a break notice only with one.
+CARRYING = frozenset(
+    {
+        "work finished",
+        "git branch",
+        "says it turns to the next thing",
+        "the prompt before closed the work",
+    }
+)
+
+
+def replay(
+    path: Path, config: NotifyConfig | None = None, needs: frozenset[str] = frozenset()
+) -> Replayed:
+    """The notices the daemon would send following `path` as it was written; with `needs`, a
+    variant of the policy: a break notice whose stop names none of those reasons is not sent
+    (nor remembered)."""
     config = config or NotifyConfig()
     data = path.read_bytes()
     ends = _turn_ends(data)
@@ -57,7 +74,7 @@ def replay(path: Path, config: NotifyConfig | None = None) -> Replayed:
     state = SessionState(Scope.CURRENT, detail=False, compact=True)
     fed = 0
     sent: list[Sent] = []
-    for turn, (end, clock) in enumerate(ends):
+    for turn, (end, clock, prompt) in enumerate(ends):
         state.feed(data[:end], fed)
         fed = end
         analysis = analyse_state(state, path=str(path), every_stop=False)
@@ -67,12 +84,17 @@ def replay(path: Path, config: NotifyConfig | None = None) -> Replayed:
         notice = decide(analysis, analysis.session_id or path.name, config, memory, clock)
         if notice is None:
             continue
+        found = _sent(path.name, turn, analysis, notice.stop, notice.urgent, prompt=prompt)
+        if needs and not notice.urgent and not needs & set(found.reasons):
+            continue
         memory.remember(notice.session_id, notice.key)
-        sent.append(_sent(path.name, turn, analysis, notice.stop, notice.urgent))
+        sent.append(found)
     return Replayed(path.name, len(ends), sent)
 
 
-def _sent(session: str, turn: int, analysis: Analysis, uuid: str, urgent: bool) -> Sent:
+def _sent(
+    session: str, turn: int, analysis: Analysis, uuid: str, urgent: bool, *, prompt: str
+) -> Sent:
     stop = analysis.stop(uuid)
     below = stop.below if stop is not None else -1
     return Sent(
@@ -86,25 +108,27 @@ def _sent(session: str, turn: int, analysis: Analysis, uuid: str, urgent: bool) 
         grade=stop.grade if stop is not None else None,
         reasons=tuple(stop.reasons or ()) if stop is not None else (),
         quote=stop.quote if stop is not None else "",
+        prompt=prompt,
     )
 
 
-def _turn_ends(data: bytes) -> list[tuple[int, float]]:
+def _turn_ends(data: bytes) -> list[tuple[int, float, str]]:
     """Byte offsets where each prompt's turn ends (the next prompt's line, or the file's end),
-    with the time of the newest entry before it (seconds since the epoch)."""
-    ends: list[tuple[int, float]] = []
-    offset, clock, started = 0, 0.0, False
+    with the time of the newest entry before it (seconds since the epoch) and the prompt's
+    uuid."""
+    ends: list[tuple[int, float, str]] = []
+    offset, clock, prompt = 0, 0.0, None
     for line in data.splitlines(keepends=True):
         entry = _entry(line)
         if entry is not None and is_prompt(entry):
-            if started:
-                ends.append((offset, clock))
-            started = True
+            if prompt is not None:
+                ends.append((offset, clock, prompt))
+            prompt = str(entry.get("uuid") or "")
         offset += len(line)
         if entry is not None:
             clock = _seconds(entry.get("timestamp")) or clock
-    if started:
-        ends.append((offset, clock))
+    if prompt is not None:
+        ends.append((offset, clock, prompt))
     return ends
 
 
@@ -125,49 +149,76 @@ def _seconds(stamp: object) -> float | None:
         return None
 
 
-@dataclass(frozen=True, slots=True)
-class ReplaySummary:
-    sessions: int
-    breaks: int
-    urgent: int
-    at_the_end: int  # notices naming one of the last two stops
-    labelled_breaks: int  # break notices in labelled sessions
-    at_task: int  # of those, at (within one stop of) a stop either reader calls a task
+NEWEST = "the newest task so far"
+TASK = "a reader's task boundary"
+STEP = "a step"
+NEITHER = "neither"
+MARKS = (NEWEST, TASK, STEP, NEITHER)
 
 
-def at_task(sent: Sent, labelled: Labelled | None) -> bool | None:
-    """Whether a notice names a stop within one of a reader's task boundary (None: no labels)."""
+def mark(sent: Sent, labelled: Labelled | None) -> str | None:
+    """Where a notice's stop lies against the readers' boundaries (None: no labels): within one
+    stop of where either reader's newest task so far begins (the newest task a reader marked
+    at or before the prompt whose turn had just ended), else of either reader's task boundary,
+    else of either reader's step, else neither."""
     if labelled is None:
         return None
     uuids = labelled.prepared.uuids
     if sent.uuid not in uuids:
-        return False
+        return NEITHER
     k = uuids.index(sent.uuid)
-    tasks = {j for reader in labelled.readers for j, kind in reader.kinds.items() if kind == "task"}
-    return any(abs(k - j) <= 1 for j in tasks)
+    now = uuids.index(sent.prompt) if sent.prompt in uuids else len(uuids) - 1
+    newest = {
+        max(so_far) for r in labelled.readers if (so_far := [j for j in r.tasks() if j <= now])
+    }
+    tasks = {j for r in labelled.readers for j in r.tasks()}
+    steps = {j for r in labelled.readers for j, kind in r.kinds.items() if kind != "task"}
+    for found, stops in ((NEWEST, newest), (TASK, tasks), (STEP, steps)):
+        if any(abs(k - j) <= 1 for j in stops):
+            return found
+    return NEITHER
+
+
+def at_task(sent: Sent, labelled: Labelled | None) -> bool | None:
+    """Whether a notice names a stop within one of a reader's task boundary (None: no labels)."""
+    found = mark(sent, labelled)
+    return None if found is None else found in (NEWEST, TASK)
+
+
+@dataclass(frozen=True, slots=True)
+class ReplaySummary:
+    """The notices of one side's labelled sessions, by kind and by mark."""
+
+    sessions: int
+    breaks: dict[str, int]  # by mark
+    urgent: dict[str, int]
+
+    def notices(self) -> int:
+        return sum(self.breaks.values()) + sum(self.urgent.values())
+
+    def at(self, *marks: str) -> int:
+        return sum(self.breaks.get(m, 0) + self.urgent.get(m, 0) for m in marks)
 
 
 def summarise(runs: Sequence[Replayed], labelled: dict[str, Labelled]) -> ReplaySummary:
-    notices = [sent for run in runs for sent in run.notices]
-    breaks = [sent for sent in notices if sent.kind == "break"]
-    judged = [at_task(sent, labelled.get(sent.session)) for sent in breaks]
-    return ReplaySummary(
-        sessions=len(runs),
-        breaks=len(breaks),
-        urgent=len(notices) - len(breaks),
-        at_the_end=sum(1 for sent in notices if 0 <= sent.below <= 1),
-        labelled_breaks=sum(1 for verdict in judged if verdict is not None),
-        at_task=sum(1 for verdict in judged if verdict),
-    )
+    """The notices of the runs whose session `labelled` holds."""
+    breaks = dict.fromkeys(MARKS, 0)
+    urgent = dict.fromkeys(MARKS, 0)
+    judged = [run for run in runs if run.session in labelled]
+    for run in judged:
+        for sent in run.notices:
+            found = mark(sent, labelled[run.session]) or NEITHER
+            (urgent if sent.kind == "urgent" else breaks)[found] += 1
+    return ReplaySummary(len(judged), breaks, urgent)
 
 
 def rows(runs: Sequence[Replayed], labelled: dict[str, Labelled]) -> list[list[object]]:
     """One row per notice: session, after which prompt, context share, kind, stop, grade,
-    why, whether a reader calls it a task, the quote."""
+    why, where it lies against the readers' boundaries, the quote."""
     out: list[list[object]] = []
     for run in runs:
         for sent in run.notices:
-            verdict = at_task(sent, labelled.get(sent.session))
+            found = mark(sent, labelled.get(run.session))
             quote = " ".join(sent.quote.split())
             out.append(
                 [
@@ -178,7 +229,7 @@ def rows(runs: Sequence[Replayed], labelled: dict[str, Labelled]) -> list[list[o
                     f"{sent.stop} (below~{sent.below})",
                     sent.grade or "-",
                     ", ".join(sent.reasons) or "-",
-                    {True: "yes", False: "no", None: "-"}[verdict],
+                    found or "-",
                     (quote[:60] + "…") if len(quote) > 60 else quote,
                 ]
             )
@@ -193,14 +244,47 @@ ROW_HEADERS = [
     "stop",
     "grade",
     "why",
-    "at a task",
+    "at",
     "quote",
 ]
 
 
 def line(s: ReplaySummary) -> str:
-    return (
-        f"{s.sessions} sessions replayed: {s.breaks} break and {s.urgent} urgent notices; "
-        f"{s.at_the_end} name one of the last two stops; break notices in labelled sessions "
-        f"at a reader's task boundary (within one): {s.at_task}/{s.labelled_breaks}"
-    )
+    """The notices a person would get, by where they lie against the readers' boundaries."""
+    n = max(s.notices(), 1)
+    task = s.at(NEWEST, TASK)
+    parts = [
+        f"{s.notices()} notices in {s.sessions} sessions ({sum(s.breaks.values())} break, "
+        f"{sum(s.urgent.values())} urgent)",
+        f"at a reader's task boundary (within one) {task} ({task / n:.0%}), of them at the "
+        f"newest task so far {s.at(NEWEST)} ({s.at(NEWEST) / n:.0%})",
+        f"at a step {s.at(STEP)} ({s.at(STEP) / n:.0%})",
+        f"at neither {s.at(NEITHER)} ({s.at(NEITHER) / n:.0%})",
+    ]
+    kinds = [
+        f"{kind}: " + ", ".join(f"{counts[m]} at {m}" for m in MARKS)
+        for kind, counts in (("break", s.breaks), ("urgent", s.urgent))
+    ]
+    return "; ".join(parts) + "\n" + "; ".join(kinds)
+
+
+def headline(read: dict[Source, list[Labelled]], runs: dict[str, Replayed]) -> str:
+    """The notices a person would get, per side, replayed turn by turn through the daemon's
+    policy and marked against the readers' boundaries."""
+    parts = ["notices a person would get (replayed through keepd.daemon.policy.decide)\n"]
+    for source, found in read.items():
+        by_name = {case.name: case for case in found}
+        judged = [runs[name] for name in by_name if name in runs]
+        role = "held out" if source.held_out else "calibration"
+        parts.append(f"{role} ({source.title}): {line(summarise(judged, by_name))}")
+        sure = [
+            replay(case.prepared.case.path, needs=CARRYING)
+            for name, case in by_name.items()
+            if name in runs
+        ]
+        parts.append(
+            f"{role}, were a break notice to need work finished, a git branch, a prompt that "
+            f"turns to the next thing or one after a prompt that closed the work: "
+            f"{line(summarise(sure, by_name))}"
+        )
+    return "\n".join(parts) + "\n"

@@ -26,6 +26,7 @@ from keepd.core.events import EventCodes
 from keepd.core.newest import DEFAULT_NEWEST, Column
 from keepd.core.newest_pick import NEWEST_REASON, Chosen, columns, newest_at, newest_pick
 from keepd.core.points import Scored, score
+from keepd.core.settle import closing_prompts, settled
 from keepd.core.zone import DEFAULT_TUNING, FALLING_MARK, Grade, Tuning, Zone
 
 _LARGEST = np.finfo(np.float64).max
@@ -83,6 +84,7 @@ def grade(
         pick, zones = fallback_pick(
             zones, curve, frees, tuning=tuning, events=events, heights=graded.heights
         )
+    pick, zones = settled(pick, zones, closing_prompts(graded.scored, len(curve)))
     for zone in zones:
         eligible[zone.best] = True
     trade = [] if pick is not None else _trade(curve, frees, graded.points)

@@ -264,6 +264,7 @@ _WHY = {
     "new words": "novel",
     "new files": "files",
     "newest work": "new",  # the newest-work model alone made the pick (core/newest.py)
+    "new work at the newest prompt": "last",  # the pick moved off the newest prompt (settle.py)
 }
 
 

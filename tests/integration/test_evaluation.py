@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 SECTIONS = (
+    "## The notices a person would get",
     "## Dialogue topic segmentation",
     "### DialSeg711: test",
     "### TIAGE: test",
@@ -50,5 +51,7 @@ def test_full_evaluation_on_a_tiny_subset(shared: Path, tmp_path: Path) -> None:
     for name in FIGURES.values():
         assert (tmp_path / name).read_bytes().startswith(b"\x89PNG"), name
         assert f"]({name})" in text, name
+    assert text.index("## The notices a person would get") < text.index("## Dialogue topic")
+    assert "keepd against trivial picks and grades" in text
     assert "A `--tiny` run" in text
     assert "for orjson" in text

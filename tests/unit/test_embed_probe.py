@@ -10,7 +10,8 @@ import numpy as np
 import orjson
 import pytest
 
-from evaluation.embed_probe import Embedder, cosine_distance, read_safetensor, word_distance
+from evaluation.probes.embed_probe import Embedder, cosine_distance, read_safetensor
+from evaluation.texts import word_distance
 
 
 def test_word_distance_is_one_minus_the_cosine_of_the_counts() -> None:

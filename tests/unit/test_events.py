@@ -75,12 +75,14 @@ def _event_picked() -> Analysis:
         chain.reply(" ".join(words[turn + 1 : turn + 25]), **at(turn * 2 + 1))
     chain.prompt(" ".join(words[5:10]), **at(50))  # the same words, after a long pause
     chain.reply(" ".join(words[6:35]), **at(51))
+    chain.prompt(" ".join(words[6:11]), **at(52))  # the newest prompt is never the pick
+    chain.reply(" ".join(words[7:36]), **at(53))
     return analyse_state(state_of(chain, Scope.CURRENT))
 
 
 def test_without_a_zone_in_the_words_the_latest_event_is_the_pick() -> None:
     analysis = _event_picked()
-    last = analysis.stops[-1]
+    last = analysis.stops[-2]
     assert last.event == "pause" and analysis.pick == last.uuid
     assert (last.grade, last.shape, last.eligible) == ("●●", "⏸", True)
     assert [zone.event for zone in analysis.zones] == ["pause"]
@@ -90,7 +92,7 @@ def test_without_a_zone_in_the_words_the_latest_event_is_the_pick() -> None:
 def test_the_report_and_the_note_show_the_event_pick() -> None:
     analysis = _event_picked()
     text = render(analysis, Style(width=100))
-    assert "→  below~0" in text and "⏸" in text
+    assert "→  below~1" in text and "⏸" in text
     note = render_note(analysis)
     assert "a pause of ten minutes or more before the prompt" in note
 

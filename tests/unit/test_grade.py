@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from keepd.core.curve import Curve, FloatArray
 from keepd.core.events import EVENTS, Event, EventCodes
 from keepd.core.grade import DEFAULT_TUNING, Grade, Grading, _median, _nan_to_num, grade, rises
+from keepd.core.settle import AT_NEWEST
 
 N = 60
 
@@ -269,12 +270,14 @@ def test_an_event_is_the_pick_only_when_no_zone_reaches_subtopic() -> None:
     assert with_zone.pick is not None and with_zone.pick.best == 20 and with_zone.pick.event is None
 
 
-def test_the_newest_stop_may_be_an_event_pick_but_not_one_that_keeps_too_little() -> None:
+def test_an_event_at_the_newest_stop_is_picked_one_before_it_unless_it_keeps_too_little() -> None:
     smooth = np.linspace(0.9, 0.3, N)
     kept = [int(v) for v in np.linspace(20_000, 2_000, N)]
     kept[-1] = 200  # under the share floor, over the uses floor
     grading = grade(_curve(smooth, kept), _frees(), events=_events(N, {N - 1: Event.PAUSE}))
-    assert grading.pick is not None and grading.pick.best == N - 1
+    assert grading.pick is not None and grading.pick.best == N - 2  # never the newest prompt
+    assert grading.pick.reasons[0] == AT_NEWEST and grading.pick.event is None
+    assert [zone.best for zone in grading.zones] == [N - 2]
     kept[-1] = 30  # too few words to measure
     thin = grade(_curve(smooth, kept), _frees(), events=_events(N, {N - 1: Event.PAUSE}))
     assert thin.pick is None and thin.trade

@@ -100,7 +100,7 @@ def test_the_top_holds_few_modules() -> None:
 
 @pytest.mark.parametrize(
     "folder",
-    [*sorted(p.parent for p in PACKAGE.glob("*/__init__.py")), EVALUATION],
+    [*sorted(p.parent for p in PACKAGE.glob("*/__init__.py")), EVALUATION, EVALUATION / "probes"],
     ids=lambda p: p.name,
 )
 def test_every_folder_says_its_job(folder: Path) -> None:
@@ -108,3 +108,30 @@ def test_every_folder_says_its_job(folder: Path) -> None:
     assert docstring, f"{folder.name}/__init__.py has no docstring"
     first = docstring.split("\n\n")[0]
     assert first.rstrip().endswith("."), f"{folder.name}: {first!r} is not a sentence"
+
+
+PROBES = EVALUATION / "probes"
+
+
+def evaluation_modules() -> list[Path]:
+    return sorted(EVALUATION.rglob("*.py"))
+
+
+@pytest.mark.parametrize("path", evaluation_modules(), ids=lambda p: str(p.relative_to(EVALUATION)))
+def test_no_probe_imports_another_and_nothing_else_imports_a_probe(path: Path) -> None:
+    """A probe stands alone (issue 27): what `python -m evaluation` runs never reaches into
+    `evaluation/probes/`, and a probe reaches only the top of the evaluation and keepd."""
+    reached = [m for m in imported(path) if m.split(".")[:2] == ["evaluation", "probes"]]
+    relative = [n for n in ast.walk(ast.parse(path.read_text(encoding="utf-8"))) if _relative(n)]
+    assert not relative, f"{path.relative_to(EVALUATION)}: a relative import hides what it reaches"
+    assert not reached, f"{path.relative_to(EVALUATION)} imports {reached}"
+
+
+def test_the_probes_hold_what_was_dropped() -> None:
+    held = {path.stem for path in PROBES.glob("*.py")} - {"__init__"}
+    assert {"embed_probe", "grade_probe", "turn_probe", "pick_misses"} <= held
+    assert not {path.stem for path in EVALUATION.glob("*_probe.py")}
+
+
+def _relative(node: ast.AST) -> bool:
+    return isinstance(node, ast.ImportFrom) and node.level > 0

@@ -1,4 +1,4 @@
-"""The pick's miss analysis (evaluation/pick_misses.py): causes, what the model reads at a
+"""The pick's miss analysis (evaluation/probes/pick_misses.py): causes, what the model reads at a
 stop, and the tables, on small fixtures."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from evaluation.fit_newest import Case
-from evaluation.pick_misses import (
+from evaluation.probes.pick_misses import (
     AFTER_MARKED,
     AFTER_UNMARKED,
     AT_JUNCTION,

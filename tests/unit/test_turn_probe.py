@@ -1,5 +1,5 @@
-"""The turn-behaviour probe (evaluation/turn_probe.py): each stop's signals from its own turn's
-tool calls, on a small session."""
+"""The turn-behaviour probe (evaluation/probes/turn_probe.py): each stop's signals from
+its own turn's tool calls, on a small session."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from typing import Any
 import numpy as np
 
 from evaluation.cases import Case
+from evaluation.probes.turn_probe import BOTH, NAMES, columns, searches
 from evaluation.score import prepare
-from evaluation.turn_probe import BOTH, NAMES, columns, searches
 from tests.unit.builders import Entry, assistant, jsonl, tool_result, tool_use_block, usage, user
 
 

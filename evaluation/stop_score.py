@@ -1,44 +1,35 @@
-"""`python -m evaluation.grade_probe`: measures whether a better-ranking stop score finds more
-task switches at the same precision: the cues' rounded points (as keepd grades today), the same
-points unrounded, and a calibrated probability with continuous signals added.
-
-Each variant scores every stop; ●●● is given where the score passes a threshold, exactly as
-`cued.with_points` gives it for the points' total (the words' own zones, then the cued stops that
-are not beaten by a neighbour), and the grades are counted by `labels.score_grading`. Left one
-session out: the weights are fitted and the threshold chosen on the 27 others by fit_points' rule
-(the most task switches while ●●● zones stay at a reader boundary in `FLOOR` or more one standard
-error down), then the session left out is graded. The continuous signals are those the cues
-threshold (the pause, the prompt's length, the share of new words, the new files' share, the words'
-height) and two plain word-count distances (embed_probe.py): the assistant's text of a stop's turn
-against the turn before, and the prompt against the turn before's text. Calibration labels only;
-held-out labels are never read.
-"""
+"""Scores every stop of a labelled session with a fitted model and grades it as keepd does:
+●●● where the score passes a threshold, given exactly as `cued.with_points` gives it for the
+points' total (the words' own zones, then the cued stops no neighbour beats), the pick as `grade`
+makes it, counted by `labels.score_grading`; each model cross-validated (`cross_validated`), the
+threshold chosen on the sessions fitted by fit_points' rule. The stops' continuous values (the
+pause, the prompt's length, the new words' and new files' shares, the words' height) and two
+plain word-count distances (texts.py) stand beside the cues' 0/1 signals."""
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
 
 from evaluation import labels
-from evaluation.cases import shared_or_none
-from evaluation.embed_probe import stop_texts, word_distances
-from evaluation.fit_points import RIDGE, TOTALS, at_boundary, by_rule, fitted_stops, share
-from evaluation.labels import Labelled, LabelSummary, SessionScore
+from evaluation.cases import project_folds
+from evaluation.fit_points import RIDGE, at_boundary, by_rule, fitted_stops, share
+from evaluation.labels import Labelled, SessionScore
 from evaluation.logistic import ridge_logistic
 from evaluation.markdown import table
+from evaluation.texts import stop_texts, word_distances
 from keepd.core.cued import with_points
 from keepd.core.cues import StopCues
 from keepd.core.grade import DEFAULT_TUNING, Grading, Tuning, fallback_pick, grade, heights
 from keepd.core.newest import DEFAULT_NEWEST, Newest
 from keepd.core.newest_pick import Chosen, newest_pick
 from keepd.core.points import DEFAULT_POINTS, Scored, Signal, score
+from keepd.core.settle import closing_prompts, settled
 from keepd.core.zone import Zone
 
 FloatArray = npt.NDArray[np.float64]
@@ -102,7 +93,7 @@ def continuous(case: Labelled, high: FloatArray) -> FloatArray:
 
 
 def distances(case: Labelled) -> list[FloatArray]:
-    """The two word-count distances of every stop (0 at the first), as embed_probe.py's."""
+    """The two word-count distances of every stop (0 at the first), as texts.py's."""
     return [np.asarray([0.0, *column]) for column in word_distances(*stop_texts(case.prepared))]
 
 
@@ -116,22 +107,9 @@ class Variant:
     rounded: bool = False
     grid: tuple[float, ...] = GRID
     ridge: float = RIDGE
+    cues: tuple[str, ...] | None = None  # the cue signals read (`Points` fields); None: all
 
 
-VARIANTS = (
-    Variant("(a) points, rounded (today)", rounded=True, grid=TOTALS),
-    Variant("(b) points, unrounded"),
-    Variant("(c1) + continuous cues", CONTINUOUS),
-    Variant("(c2) + word distances", DISTANCES),
-    Variant("(c3) + continuous cues and word distances", (*CONTINUOUS, *DISTANCES)),
-    Variant("(c3), ridge 0.3", (*CONTINUOUS, *DISTANCES), ridge=0.3),
-    Variant("(c3), ridge 3", (*CONTINUOUS, *DISTANCES), ridge=3.0),
-    Variant("(c3), ridge 10", (*CONTINUOUS, *DISTANCES), ridge=10.0),
-    Variant("(c3), thresholds in halves", (*CONTINUOUS, *DISTANCES), grid=HALVES),
-    Variant("(c2), thresholds in halves", DISTANCES, grid=HALVES),
-    Variant("(b), thresholds in halves", grid=HALVES),
-    Variant("pause, prompt words and distances", ("log pause", "log prompt words", *DISTANCES)),
-)
 NAMES = (*CONTINUOUS, *DISTANCES)
 
 Model = Callable[[Session], FloatArray]  # every stop's score
@@ -141,7 +119,9 @@ Curve = list[list[SessionScore]]  # threshold x session
 def design(session: Session, variant: Variant, names: Sequence[str] = NAMES) -> FloatArray:
     """The cues' 0/1 columns and the variant's extra columns (`names` names `session.extra`'s)."""
     picked = [names.index(name) for name in variant.extra]
-    return np.column_stack([session.binary, session.extra[:, picked]])
+    fields = [signal.field for signal in session.signals]
+    kept = range(len(fields)) if variant.cues is None else [fields.index(f) for f in variant.cues]
+    return np.column_stack([session.binary[:, list(kept)], session.extra[:, picked]])
 
 
 def fit(
@@ -190,6 +170,8 @@ def graded(
         pick, zones = fallback_pick(
             zones, p.curve, p.frees, tuning=tuning, events=p.events, heights=session.heights
         )
+    closing = closing_prompts(Scored(totals, session.signals), len(p.curve))
+    pick, zones = settled(pick, zones, closing)
     grading = Grading(session.wiggle, np.zeros(len(p.curve), bool), zones, pick, [])
     return labels.score_grading(session.case, grading)
 
@@ -233,7 +215,7 @@ def chosen(swept: Curve) -> int:
 
 @dataclass(frozen=True, slots=True)
 class Outcome:
-    """One variant left one session out: each session's score at its fold's chosen threshold,
+    """One variant left one project out: each session's score at its fold's chosen threshold,
     every threshold's held-out scores (for the curve), the thresholds and the log loss."""
 
     variant: Variant
@@ -246,22 +228,31 @@ class Outcome:
 def cross_validated(
     sessions: Sequence[Session], variant: Variant, names: Sequence[str] = NAMES
 ) -> Outcome:
-    held, thresholds, losses = [], [], []
-    curve: Curve = [[] for _ in variant.grid]
-    for i, out in enumerate(sessions):
-        rest = [s for j, s in enumerate(sessions) if j != i]
+    """The variant left one project out: each project's sessions scored with the weights fitted
+    and the threshold chosen on the sessions of every other project (in the order of
+    `sessions`)."""
+    held: dict[int, tuple[SessionScore, list[SessionScore], float, float]] = {}
+    for fold in project_folds([s.case.name for s in sessions]):
+        rest = [s for j, s in enumerate(sessions) if j not in fold]
         intercept, model = fit(rest, variant, names)
         k = chosen(sweep(rest, model, variant.grid))
-        thresholds.append(variant.grid[k])
-        scores = sweep([out], model, variant.grid)
-        for row, (s,) in zip(curve, scores, strict=True):
-            row.append(s)
-        held.append(scores[k][0])
-        logit = intercept + model(out)[out.fitted]
-        chance = 1 / (1 + np.exp(-logit))
-        task = out.task[out.fitted]
-        losses.append(-float(np.sum(np.where(task, np.log(chance), np.log1p(-chance)))))
-    return Outcome(variant, held, curve, thresholds, np.asarray(losses))
+        for i in fold:
+            out = sessions[i]
+            scores = [row[0] for row in sweep([out], model, variant.grid)]
+            logit = intercept + model(out)[out.fitted]
+            chance = 1 / (1 + np.exp(-logit))
+            task = out.task[out.fitted]
+            loss = -float(np.sum(np.where(task, np.log(chance), np.log1p(-chance))))
+            held[i] = (scores[k], scores, variant.grid[k], loss)
+    ordered = [held[i] for i in range(len(sessions))]
+    curve = [[found[1][t] for found in ordered] for t in range(len(variant.grid))]
+    return Outcome(
+        variant,
+        [found[0] for found in ordered],
+        curve,
+        [found[2] for found in ordered],
+        np.asarray([found[3] for found in ordered]),
+    )
 
 
 def paired(found: Outcome, base: Outcome) -> str:
@@ -317,95 +308,3 @@ def summary(outcomes: Sequence[Outcome], stops: int) -> str:
         "thresholds chosen",
     ]
     return table(headers, rows)
-
-
-PRECISIONS = (0.75, 0.8, 0.85, 0.9, 0.95)
-
-
-def in_sample(sessions: Sequence[Session], variant: Variant) -> Curve:
-    """Every threshold's scores with the weights fitted on all `sessions`: what no new
-    session can expect, the most a score can give on these labels."""
-    return sweep(sessions, fit(sessions, variant)[1], variant.grid)
-
-
-def curves(named: Sequence[tuple[str, Curve]]) -> str:
-    """Each curve's most task switches found at a threshold where ●●● zones are at a reader
-    boundary in each share or more (pooled over the sessions)."""
-    rows = []
-    for name, curve in named:
-        points = [labels.summarise(scores) for scores in curve]
-        cells = []
-        for floor in PRECISIONS:
-            best = max(
-                (s for s in points if s.clear and s.clear_at_boundary >= floor),
-                key=lambda s: (s.found, -s.clear),
-                default=None,
-            )
-            cells.append("-" if best is None else _point(best))
-        rows.append([name, *cells])
-    return table(["score", *(f"precision >= {p:.0%}" for p in PRECISIONS)], rows)
-
-
-def _point(s: LabelSummary) -> str:
-    return f"{s.found}/{s.switches} ({s.clear_at_boundary:.0%})"
-
-
-def plot(outcomes: Sequence[Outcome], path: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    figure, axes = plt.subplots(figsize=(6, 4.5))
-    for o in outcomes:
-        points = [labels.summarise(scores) for scores in o.curve]
-        shown = [s for s in points if s.clear]
-        axes.plot(
-            [s.clear_at_boundary for s in shown],
-            [s.found_share for s in shown],
-            marker=".",
-            label=o.variant.name,
-        )
-    axes.axvline(0.85, color="grey", linestyle=":")
-    axes.axhline(0.80, color="grey", linestyle=":")
-    axes.set_xlabel("●●● zones at a reader boundary (left one session out)")
-    axes.set_ylabel("task switches with ●●● within one")
-    axes.legend(fontsize=7)
-    figure.tight_layout()
-    figure.savefig(path, dpi=120)
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m evaluation.grade_probe", description=__doc__)
-    parser.add_argument("--shared", type=Path, help="the shared folder (default: ../shared)")
-    parser.add_argument("--plot", type=Path, help="write the held-out curves to this PNG")
-    args = parser.parse_args(argv)
-    shared = shared_or_none(args.shared, "grade_probe")
-    if shared is None:
-        return 2
-    sessions = [session_of(case) for case in labels.load(shared)]
-    check = [graded(s, s.binary @ _today(s), DEFAULT_POINTS.clear) for s in sessions]
-    now = [labels.score_session(s.case) for s in sessions]
-    today = labels.summarise(now)
-    same = [(a.found, a.clear, a.false_clear, a.pick) for a in check]
-    assert same == [(a.found, a.clear, a.false_clear, a.pick) for a in now], "not keepd's grades"
-    stops = sum(int(s.fitted.sum()) for s in sessions)
-    outcomes = [cross_validated(sessions, variant) for variant in VARIANTS]
-    print(f"{len(sessions)} calibration sessions, {stops} fitted stops; keepd now: {today.line()}")
-    print("\nleft one session out (fit and threshold on the 27 others):\n")
-    print(summary(outcomes, stops))
-    print("\nthe held-out curves: most switches found where ●●● is at a boundary so often:\n")
-    print(curves([(o.variant.name, o.curve) for o in outcomes]))
-    print("\nthe same, fitted on all 28 sessions (in sample, an upper bound):\n")
-    print(curves([(v.name, in_sample(sessions, v)) for v in VARIANTS]))
-    if args.plot is not None:
-        plot(outcomes, args.plot)
-    return 0
-
-
-def _today(session: Session) -> FloatArray:
-    return np.array([s.value for s in session.signals])
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

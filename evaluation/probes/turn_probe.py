@@ -1,6 +1,6 @@
-"""`python -m evaluation.turn_probe`: measures whether what the assistant does in the turn right
-after a stop (a fresh plan, exploring, a big turn, other files than just before) adds to the
-cues' points and to the newest-work model on the calibration labels.
+"""`python -m evaluation.probes.turn_probe`: measures whether what the assistant does in the
+turn right after a stop (a fresh plan, exploring, a big turn, other files than just before)
+adds to the cues' points and to the newest-work model on the calibration labels.
 
 A reader of the whole transcript sees new work begin in the assistant's behaviour: it writes a
 new todo list or enters plan mode, it reads and searches before it edits, the turn is far bigger
@@ -17,7 +17,7 @@ reads), computed from the tool calls' names and inputs in the session file:
 - other files: files touched in the stop's turn and the two after share at most a fifth with
   those of the three turns before (Jaccard; `new files` instead asks for files no earlier turn
   touched at all).
-Two checks, both left one session out on calibration data only (held-out labels are never read):
+Two checks, both left one project out on calibration data only (held-out labels are never read):
 - the points table (as fit_points fits it: ridge 1, rounded to halves, the ●●● total chosen by
   its rule) with each signal added: task switches with ●●● within one and ●●● at a reader
   boundary, paired against the table as it is fitted today, session by session; and the pick
@@ -38,12 +38,13 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from evaluation import fit_newest, grade_probe, labels
-from evaluation.embed_probe import branch_entries, newest_level
+from evaluation import fit_newest, labels, stop_score
+from evaluation.cases import same_projects
 from evaluation.fit_points import TOTALS, share
 from evaluation.labels import SessionScore
 from evaluation.markdown import table
 from evaluation.score import Prepared
+from evaluation.texts import branch_entries
 from keepd.core.cued import usable_stops
 from keepd.core.grade import DEFAULT_TUNING
 from keepd.core.newest import DEFAULT_NEWEST, Column, Newest
@@ -200,31 +201,30 @@ def _other_files(turns: Sequence[Turn], k: int) -> bool:
     return len(after & before) <= 0.2 * len(after | before)
 
 
-def labelled_sessions(data: fit_newest.Data) -> list[grade_probe.Session]:
-    """The labelled sessions as grade_probe scores them, the signals as extra columns."""
+def labelled_sessions(data: fit_newest.Data) -> list[stop_score.Session]:
+    """The labelled sessions as stop_score scores them, the signals as extra columns."""
     return [
-        grade_probe.session_of(item, _extra(data.cases[item.name].columns))
-        for item in data.labelled
+        stop_score.session_of(item, _extra(data.cases[item.name].columns)) for item in data.labelled
     ]
 
 
-def points_level(sessions: Sequence[grade_probe.Session], joins: Sequence[Rowed]) -> str:
-    """The points table refitted with each signal added, left one session out, each paired
+def points_level(sessions: Sequence[stop_score.Session], joins: Sequence[Rowed]) -> str:
+    """The points table refitted with each signal added, left one project out, each paired
     against the table refitted as today; the pick as today's newest-work model makes it on the
     new total, and as the model refitted on it makes it."""
     variants = [
-        grade_probe.Variant(
+        stop_score.Variant(
             f"+ {name}" if name else "points, rounded (today)", added, rounded=True, grid=TOTALS
         )
         for name, added in [("", ()), *SETS]
     ]
-    outcomes = [grade_probe.cross_validated(sessions, v, NAMES) for v in variants]
+    outcomes = [stop_score.cross_validated(sessions, v, NAMES) for v in variants]
     refitted = [refitted_picks(sessions, joins, v) for v in variants]
     stops = sum(int(s.fitted.sum()) for s in sessions)
     return "\n\n".join(
         [
             presence(sessions),
-            grade_probe.summary(outcomes, stops),
+            stop_score.summary(outcomes, stops),
             "the pick: today's newest-work model reading the refitted points' total, and the"
             " model refitted on it too (fit_newest's chosen setting, without the session left"
             " out and the joins holding it):",
@@ -245,7 +245,7 @@ def points_level(sessions: Sequence[grade_probe.Session], joins: Sequence[Rowed]
     )
 
 
-def presence(sessions: Sequence[grade_probe.Session]) -> str:
+def presence(sessions: Sequence[stop_score.Session]) -> str:
     """Where each signal is present, and its weight in a fit with every signal."""
     stops = sum(int(s.fitted.sum()) for s in sessions)
     weights = in_sample(sessions)
@@ -267,18 +267,18 @@ def presence(sessions: Sequence[grade_probe.Session]) -> str:
         "stops",
         f"of the {tasks} fitted task switches",
         f"of the {stops - tasks} fitted counter-examples",
-        "fit with every signal (not BOTH's), all 28 sessions",
+        "fit with every signal (not BOTH's), every calibration session",
     ]
     return f"{table(headers, present)}\n\n(new files, in that fit: {new_files:.2f})"
 
 
-def in_sample(sessions: Sequence[grade_probe.Session]) -> FloatArray:
+def in_sample(sessions: Sequence[stop_score.Session]) -> FloatArray:
     """The weights of the points' fit with every signal (the cues', then the signals'), on all
     the sessions."""
-    every = grade_probe.Variant("every signal", SIGNALS)
-    x = np.vstack([grade_probe.design(s, every, NAMES)[s.fitted] for s in sessions])
+    every = stop_score.Variant("every signal", SIGNALS)
+    x = np.vstack([stop_score.design(s, every, NAMES)[s.fitted] for s in sessions])
     y = np.concatenate([s.task[s.fitted] for s in sessions])
-    _, weights = grade_probe.raw_weights(x, y, every.ridge, rounded=False)
+    _, weights = stop_score.raw_weights(x, y, every.ridge, rounded=False)
     return weights
 
 
@@ -300,7 +300,7 @@ def picks(found: Sequence[SessionScore], base: Sequence[SessionScore]) -> list[s
 class Rowed:
     """A labelled session or a calibration join as the newest-work model's rows read it."""
 
-    session: grade_probe.Session
+    session: stop_score.Session
     sessions: frozenset[str]  # the labelled sessions it is made of
     usable: npt.NDArray[np.bool_]
     target: npt.NDArray[np.bool_]  # at its usable stops: a task both readers mark, a junction
@@ -310,7 +310,7 @@ def joined(prepared: Prepared, found: list[Column], uuids: set[str]) -> Rowed:
     """A join's rows (`found` its signals): it enters as a session no reader marked, its
     targets its junctions and the stops both readers call a task in the sessions it is made of."""
     nobody = labels.Reader({}, None)
-    session = grade_probe.session_of(labels.Labelled(prepared, (nobody, nobody)), _extra(found))
+    session = stop_score.session_of(labels.Labelled(prepared, (nobody, nobody)), _extra(found))
     usable = usable_stops(prepared.curve, prepared.frees, DEFAULT_TUNING)
     junctions = set(prepared.case.junctions)
     target = np.array([u in uuids or u in junctions for u in prepared.uuids], dtype=bool)
@@ -323,19 +323,21 @@ def _extra(found: list[Column]) -> FloatArray:
 
 
 def refitted_picks(
-    labelled: Sequence[grade_probe.Session], joins: Sequence[Rowed], variant: grade_probe.Variant
+    labelled: Sequence[stop_score.Session], joins: Sequence[Rowed], variant: stop_score.Variant
 ) -> list[SessionScore]:
     """Each labelled session's pick when the points and then the newest-work model (fit_newest's
-    chosen setting, on the points' new total) are fitted without it (and the joins holding it)."""
+    chosen setting, on the points' new total) are fitted without its project's sessions (and the
+    joins holding one)."""
     names = fit_newest.FEATURE_SETS[fit_newest.CHOSEN.features]([])
     out = []
-    for i, held in enumerate(labelled):
-        rest = [s for j, s in enumerate(labelled) if j != i]
-        _, model = grade_probe.fit(rest, variant, NAMES)
-        clear = variant.grid[grade_probe.chosen(grade_probe.sweep(rest, model, variant.grid))]
+    for held in labelled:
+        gone = same_projects([held.case.name], [s.case.name for s in labelled])
+        rest = [s for s in labelled if s.case.name not in gone]
+        _, model = stop_score.fit(rest, variant, NAMES)
+        clear = variant.grid[stop_score.chosen(stop_score.sweep(rest, model, variant.grid))]
         uuids = fit_newest.marked([s.case for s in rest], fit_newest.CHOSEN.target)
         cases = [rowed_labelled(s, uuids) for s in rest]
-        cases += [j for j in joins if held.case.name not in j.sessions]
+        cases += [j for j in joins if not gone & j.sessions]
         x = np.vstack([_matrix(c.session, model(c.session), clear, names)[c.usable] for c in cases])
         y = np.concatenate([c.target for c in cases]).astype(np.float64)
         intercept, weights = fit_newest.fit(x, y, fit_newest.CHOSEN.ridge, np.ones(len(y)))
@@ -344,11 +346,11 @@ def refitted_picks(
             tuple(zip(names, (float(w) for w in weights), strict=True)),
             floor=fit_newest.CHOSEN_FLOOR,
         )
-        out.append(grade_probe.graded(held, model(held), clear, newest))
+        out.append(stop_score.graded(held, model(held), clear, newest))
     return out
 
 
-def rowed_labelled(session: grade_probe.Session, uuids: set[str]) -> Rowed:
+def rowed_labelled(session: stop_score.Session, uuids: set[str]) -> Rowed:
     p = session.case.prepared
     usable = usable_stops(p.curve, p.frees, DEFAULT_TUNING)
     target = np.array([u in uuids for u in p.uuids], dtype=bool)
@@ -356,11 +358,11 @@ def rowed_labelled(session: grade_probe.Session, uuids: set[str]) -> Rowed:
 
 
 def _matrix(
-    session: grade_probe.Session, totals: FloatArray, clear: float, names: Sequence[str]
+    session: stop_score.Session, totals: FloatArray, clear: float, names: Sequence[str]
 ) -> FloatArray:
     """The newest-work model's named features of every stop, with `totals` as the points."""
     p = session.case.prepared
-    zones = grade_probe.cued_zones(session, totals, clear)
+    zones = stop_score.cued_zones(session, totals, clear)
     found = newest_columns(
         Scored(totals, session.signals),
         zones,
@@ -381,16 +383,16 @@ def main(argv: list[str] | None = None) -> int:
             prepared.append((p, found))
         return found
 
-    data = fit_newest.data_from_args("turn_probe", __doc__, argv, kept)
+    data = fit_newest.data_from_args("probes.turn_probe", __doc__, argv, kept)
     if data is None:
         return 2
     uuids = fit_newest.marked(data.labelled, fit_newest.CHOSEN.target)
     joins = [joined(p, found, uuids) for p, found in prepared]
-    print("the points table with each signal, one session out:\n")
+    print("the points table with each signal, one project out:\n")
     print(points_level(labelled_sessions(data), joins))
-    print("\nthe newest-work model with each signal, one session out:\n")
+    print("\nthe newest-work model with each signal, one project out:\n")
     sets = {"fit_newest's chosen features": (), **{f"+ {n}": added for n, added in SETS}}
-    print(newest_level(data, sets))
+    print(fit_newest.with_extra(data, sets))
     return 0
 
 

@@ -1,5 +1,6 @@
-"""`python -m evaluation.embed_probe`: measures whether a small embedding model shipped in its
-wheel (wordllama's 256-d weights) adds to the cues on the calibration labels, and what it costs.
+"""`python -m evaluation.probes.embed_probe`: measures whether a small embedding model
+shipped in its wheel (wordllama's 256-d weights) adds to the cues on the calibration labels,
+and what it costs.
 
 Each stop gets four distances (1 - cosine): the assistant's text of its turn against that of the
 turn before, and its prompt against the assistant's text of the turn before, each once from the
@@ -21,35 +22,28 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import math
-import re
 import resource
 import sys
 import time
-from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 import orjson
 
 from evaluation import fit_newest, labels
-from evaluation.cases import shared_or_none
+from evaluation.cases import project_folds, shared_or_none
 from evaluation.fit_points import fitted_stops, stops_of
 from evaluation.logistic import ridge_logistic
 from evaluation.markdown import table
 from evaluation.score import Prepared
-from keepd.api import load_state
+from evaluation.texts import stop_texts, word_distances
 from keepd.core.newest import Column
-from keepd.core.tree import Branch, Scope
-from keepd.core.words import content_words
 
 FloatArray = npt.NDArray[np.float64]
 Embed = Callable[[Sequence[str]], FloatArray]
 DISTANCES = ("embedding: reply", "embedding: prompt-reply", "words: reply", "words: prompt-reply")
-_TAG = re.compile(r"<[^>]{1,40}>")
-PROMPT_CHARS, REPLY_CHARS = 4000, 8000
 
 
 class Embedder:
@@ -92,51 +86,6 @@ def read_safetensor(path: Path) -> npt.NDArray[np.float16]:
     return flat.reshape(entry["shape"])
 
 
-def stop_texts(prepared: Prepared) -> tuple[list[str], list[str]]:
-    """Each stop's prompt text and the assistant's text of its turn, tags left out."""
-    entries, branch = branch_entries(prepared)
-    ends = [*branch.stops[1:], len(branch.messages)]
-    prompts, replies = [], []
-    for start, end in zip(branch.stops, ends, strict=True):
-        prompts.append(
-            _TAG.sub(" ", _text(entries.get(branch.messages[start].uuid or "")))[:PROMPT_CHARS]
-        )
-        turn = branch.messages[start:end]
-        said = [_text(entries.get(m.uuid or "")) for m in turn if m.kind == "assistant"]
-        replies.append(" ".join(said)[:REPLY_CHARS])
-    return prompts, replies
-
-
-def branch_entries(prepared: Prepared) -> tuple[dict[str, Any], Branch]:
-    """The session file's entries by uuid, and the branch keepd reads of it (its stops those
-    of `prepared`)."""
-    path = prepared.case.path
-    entries: dict[str, Any] = {}
-    for line in path.read_bytes().splitlines():
-        try:
-            entry = orjson.loads(line)
-        except orjson.JSONDecodeError:
-            continue
-        if isinstance(entry, dict) and isinstance(entry.get("uuid"), str):
-            entries[entry["uuid"]] = entry
-    branch = load_state(path, Scope.WHOLE).branch()
-    assert tuple(branch.messages[i].uuid for i in branch.stops) == prepared.uuids, path
-    return entries, branch
-
-
-def _text(entry: Any) -> str:
-    message = entry.get("message") if isinstance(entry, dict) else None
-    content = message.get("content") if isinstance(message, dict) else None
-    if isinstance(content, str):
-        return content
-    blocks = content if isinstance(content, list) else []
-    return "\n".join(
-        b["text"]
-        for b in blocks
-        if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str)
-    )
-
-
 def distances(prepared: Prepared, embed: Embed) -> list[Column]:
     """The four distances of every stop (0 at the first), by name (`DISTANCES`)."""
     prompts, replies = stop_texts(prepared)
@@ -149,28 +98,9 @@ def distances(prepared: Prepared, embed: Embed) -> list[Column]:
     return [(name, [0.0, *values]) for name, values in zip(DISTANCES, columns, strict=True)]
 
 
-def word_distances(prompts: Sequence[str], replies: Sequence[str]) -> list[list[float]]:
-    """From the second stop on, the word-count distance of each turn's text to the turn
-    before's, and of each prompt to the turn before's text."""
-    words_p = [Counter(content_words(text)) for text in prompts]
-    words_r = [Counter(content_words(text)) for text in replies]
-    return [
-        [word_distance(words_r[k], words_r[k - 1]) for k in range(1, len(prompts))],
-        [word_distance(words_p[k], words_r[k - 1]) for k in range(1, len(prompts))],
-    ]
-
-
 def cosine_distance(a: FloatArray, b: FloatArray) -> float:
     norms = float(np.linalg.norm(a) * np.linalg.norm(b))
     return 1.0 - float(a @ b) / norms if norms > 0 else 0.0
-
-
-def word_distance(a: Counter[str], b: Counter[str]) -> float:
-    if not a or not b:
-        return 0.0
-    dot = sum(count * b[word] for word, count in a.items())
-    norms = math.sqrt(sum(v * v for v in a.values()) * sum(v * v for v in b.values()))
-    return 1.0 - dot / norms
 
 
 # Feature sets of the stop-level check: the distances added to the points table's signals.
@@ -184,7 +114,7 @@ RIDGE = 1.0  # fit_points'
 
 
 def stop_level(data: fit_newest.Data) -> str:
-    """The log loss, left one session out, of the signals with each set of distances; each
+    """The log loss, left one project out, of the signals with each set of distances; each
     against the signals alone, and the embedding against the words."""
     sessions = []
     for item in data.labelled:
@@ -192,7 +122,10 @@ def stop_level(data: fit_newest.Data) -> str:
         named = dict(data.cases[item.name].columns)
         extra = np.column_stack([np.asarray(named[name], dtype=np.float64) for name in DISTANCES])
         sessions.append((stops_of(item).features, extra[fitted], task[fitted]))
-    losses = {title: _held_out_losses(sessions, columns) for title, columns in STOP_SETS.items()}
+    folds = project_folds([item.name for item in data.labelled])
+    losses = {
+        title: _held_out_losses(sessions, columns, folds) for title, columns in STOP_SETS.items()
+    }
     stops = sum(len(task) for _, _, task in sessions)
     base, words = losses["the points table's signals"], losses["+ word distances (no model)"]
     rows = [
@@ -210,12 +143,15 @@ def stop_level(data: fit_newest.Data) -> str:
 def _held_out_losses(
     sessions: Sequence[tuple[FloatArray, FloatArray, npt.NDArray[np.bool_]]],
     columns: Sequence[str],
+    folds: Sequence[Sequence[int]],
 ) -> FloatArray:
-    """Each session's summed log loss under a fit on all the others."""
+    """Each session's summed log loss under a fit on the other projects' sessions (`folds`:
+    the positions of each project's sessions)."""
     picked = [DISTANCES.index(name) for name in columns]
     out = []
     for i, (signals, extra, task) in enumerate(sessions):
-        rest = [s for j, s in enumerate(sessions) if j != i]
+        fold = next(f for f in folds if i in f)
+        rest = [s for j, s in enumerate(sessions) if j not in fold]
         x = np.vstack([np.column_stack([s, e[:, picked]]) for s, e, _ in rest])
         centre, scale = x.mean(axis=0), x.std(axis=0) + 1e-9
         binary = np.all((x == 0) | (x == 1), axis=0)
@@ -245,33 +181,6 @@ NEWEST_SETS = {
 }
 
 
-def newest_level(data: fit_newest.Data, sets: Mapping[str, Sequence[str]] | None = None) -> str:
-    """fit_newest's chosen setting with each set of extra features (`NEWEST_SETS`'
-    distances unless given: the first set the base), left one session out, each also paired
-    against the first set, case by case."""
-    chosen = fit_newest.CHOSEN
-    base = fit_newest.FEATURE_SETS[chosen.features]([])
-    uuids = fit_newest.marked(data.labelled, chosen.target)
-    found = []
-    for title, extra in (NEWEST_SETS if sets is None else sets).items():
-        names = [*extra, *base]
-        training = fit_newest.rows(list(data.cases.values()), names, uuids, 1.0)
-        for cases in data.joins.values():
-            training += fit_newest.rows(cases, names, uuids, chosen.joins)
-        fitted = fit_newest.fitter(training, names, chosen.ridge)
-        model = fit_newest.floored(fitted, fit_newest.CHOSEN_FLOOR)
-        found.append((title, fit_newest.figures(data.labelled, data.cases, data.joins, model)))
-    first = found[0][1]
-    headers = [
-        "features",
-        "pick within one of the newest",
-        *(f"{t}: at / within one" for t in data.joins),
-        "pick: against the first row",
-        *(f"{t}: within one, against the first row" for t in data.joins),
-    ]
-    return table(headers, [[title, *f.cells(), *f.gains(first)] for title, f in found])
-
-
 def cost(texts: Sequence[str]) -> str:
     """The model's load time and resident memory, and its time per text on `texts`."""
     before = _resident_mb()
@@ -297,7 +206,9 @@ def _resident_mb() -> float:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m evaluation.embed_probe", description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog="python -m evaluation.probes.embed_probe", description=__doc__
+    )
     parser.add_argument("--shared", type=Path, help="the shared folder (default: ../shared)")
     parser.add_argument("--count", type=int, default=150, help="cross-project joins of two")
     args = parser.parse_args(argv)
@@ -314,10 +225,10 @@ def main(argv: list[str] | None = None) -> int:
     print(f"cost: {cost(texts)}\n")
     embed = Embedder()
     data = fit_newest.load(shared, args.count, lambda prepared: distances(prepared, embed))
-    print("the stops fit_points fits on, one session out (ridge logistic):\n")
+    print("the stops fit_points fits on, one project out (ridge logistic):\n")
     print(stop_level(data))
-    print("\nthe newest-work model, one session out:\n")
-    print(newest_level(data))
+    print("\nthe newest-work model, one project out:\n")
+    print(fit_newest.with_extra(data, NEWEST_SETS))
     return 0
 
 

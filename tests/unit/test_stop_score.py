@@ -1,5 +1,5 @@
-"""The stop-score probe (evaluation/grade_probe.py): its fit in each column's own units, and
-its grading, which must be keepd's own for keepd's points."""
+"""The stop score (evaluation/stop_score.py, behind evaluation/probes/grade_probe.py): its fit
+in each column's own units, and its grading, which must be keepd's own for keepd's points."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import numpy as np
 import orjson
 
 from evaluation import labels
-from evaluation.grade_probe import NAMES, Session, graded, raw_weights, session_of
+from evaluation.stop_score import NAMES, Session, graded, raw_weights, session_of
 
 
 def _stops(n: int = 3000) -> tuple[np.ndarray, np.ndarray]:

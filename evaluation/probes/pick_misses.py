@@ -1,4 +1,4 @@
-"""`python -m evaluation.pick_misses`: why the pick misses, on calibration data only.
+"""`python -m evaluation.probes.pick_misses`: why the pick misses, on calibration data only.
 
 Every labelled session whose pick is not within one of both readers' newest piece, and every
 calibration join whose pick is not within one of its gold (evaluation/piece_gold.py), each
@@ -212,7 +212,7 @@ def report(data: Data) -> str:
     )
     return "\n\n".join(
         [
-            "labelled sessions whose pick misses the newest piece (leave one session out):",
+            "labelled sessions whose pick misses the newest piece (leave one project out):",
             labelled,
             "calibration joins by cause (in brackets: of them, gold moved off the junction):",
             cause_table(misses, groups),
@@ -225,7 +225,7 @@ def report(data: Data) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    data = data_from_args("pick_misses", __doc__, argv)
+    data = data_from_args("probes.pick_misses", __doc__, argv)
     if data is None:
         return 2
     print(report(data))
