@@ -166,7 +166,8 @@ def _finish(operations: Any, plan: Plan, args: argparse.Namespace) -> int:
 
 
 def _describe(plan: Plan) -> None:
-    where = f" at below~{plan.stop_below} “{_short(plan.stop_quote, 60)}”" if plan.stop_uuid else ""
+    presses = (plan.stop_below or 0) + 1  # the report's ↑N for the stop
+    where = f" at ↑{presses} “{_short(plan.stop_quote, 60)}”" if plan.stop_uuid else ""
     print(f"keepd {plan.kind}: {plan.session_id}{where}")
     kept = f"keeps {len(plan.preserved):,} messages word for word, drops {plan.dropped:,}"
     shape = {"first": "summary first", "last": "summary last", "none": "no summary"}

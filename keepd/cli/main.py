@@ -64,6 +64,9 @@ def _parser() -> argparse.ArgumentParser:
     _session_arguments(report, "sessions", "*")
     report.add_argument("--json", action="store_true", help="machine-readable output")
     report.add_argument("--width", type=int, help="terminal width (default: detected)")
+    report.add_argument(
+        "--all", action="store_true", help="a row for every place to stop, not only the marked ones"
+    )
     report.set_defaults(handler=_report)
     note = commands.add_parser("note", help="write a session's note (HTML) and print its link")
     _session_arguments(note, "session", "?")
@@ -117,7 +120,7 @@ def _report(args: argparse.Namespace) -> int:
     from keepd.report.terminal import Style, render
 
     width = max(args.width or _width(), MIN_WIDTH)  # --width 3 or -5 still gives a readable report
-    style = Style(width=width, color=_color(), legend=sys.stdout.isatty())
+    style = Style(width=width, color=_color(), every=args.all)
     for result in results:
         if result.example and not args.example:
             print("keepd: no Claude Code sessions found; showing the example", file=sys.stderr)

@@ -60,7 +60,7 @@ def test_a_real_window_is_taken() -> None:
 def test_a_tiny_width_still_gives_a_readable_report(width: str) -> None:
     done = keepd("report", "--example", "--width", width)
     assert done.returncode == 0, done.stderr
-    assert "keep  session 2bcaea32 · 319 messages" in done.stdout  # 40 columns at least
+    assert "  session 2bcaea32 · 319 messages" in done.stdout  # 40 columns at least
 
 
 @pytest.mark.parametrize("dry", [True, False])
