@@ -136,7 +136,8 @@ def _rows(analysis: Analysis, style: Style) -> list[str]:
     if not analysis.pick:
         lines.append("  " + trade_heading(len(analysis.trade)))
     if not chosen:
-        return lines
+        shown = shown_text(0, analysis.stop_count)
+        return lines + wrap(shown.split(" · "), " · ", style.width, "  ")
     lines.append(ROWS_HEADING + (" there" if len(ROWS_HEADING) + 6 <= style.width else ""))
     quote_room = max(style.width - len(ROWS_HEADING) + len("the message"), MIN_QUOTE)
     for stop in chosen:
