@@ -48,7 +48,7 @@ def _plain(
 def test_the_line_in_each_case() -> None:
     assert _plain(STATUS, PICKED) == "keepd 25% · ●●● Esc Esc ↑20 · frees 54%"
     trade = _with(PICKED, grade=None, below=7, frees=0.2)
-    assert _plain(STATUS, trade) == "keepd 25% · trade Esc Esc ↑8 · frees 20%"
+    assert _plain(STATUS, trade) == "keepd 25% · no clear break Esc Esc ↑8 · frees 20%"
     nothing = _with(PICKED, pick=None, grade=None, below=None, frees=None)
     assert _plain(STATUS, nothing) == "keepd 25% · nothing to do yet"
     assert _plain(STATUS, {"session_id": "s1", "known": True}) == "keepd · reading"
