@@ -74,7 +74,7 @@ def _header(analysis: Analysis) -> str:
         f'<p class="meta">project <b class="quote">{esc(analysis.project or "?")}</b></p>\n'
         f'<p class="meta">{"".join(f"<span>{fact}</span>" for fact in facts if fact)}</p>\n'
         + "".join(f'<p class="muted">{esc(note)}</p>\n' for note in notes)
-        + f'<p class="key">{esc(plain_words())}</p>\n'
+        + f'<p class="key">{mark_html(plain_words())}</p>\n'
         + "</header>"
     )
 
@@ -109,6 +109,16 @@ def _verdict(analysis: Analysis) -> str:
     return f'<section class="{kind}">\n{body}\n{keys}\n</section>'
 
 
+def mark_html(text: str) -> str:
+    """A mark (or a text holding marks) escaped for the page, with ⏸ drawn by the style sheet:
+    no font of a fresh Debian has the glyph, and the text stays for copying and reading aloud.
+
+    >>> mark_html("●● ⏸")
+    '●● <span class="pause" role="img" aria-label="pause">⏸</span>'
+    """
+    return esc(text).replace("⏸", '<span class="pause" role="img" aria-label="pause">⏸</span>')
+
+
 def _zone_words(stop: Stop) -> str:
     if not stop.grade:
         return ""
@@ -118,7 +128,7 @@ def _zone_words(stop: Stop) -> str:
         kinds["●●"] = "no break in the words, but the session's own"
         shape = f" ({EVENT_WORDS.get(stop.event, stop.event)})"
     multiple = f", {stop.multiple:g}× the noise" if stop.multiple else ""
-    glyph = f'<span class="glyph">{esc(mark(stop.grade, stop.shape, stop.event))}</span>'
+    glyph = f'<span class="glyph">{mark_html(mark(stop.grade, stop.shape, stop.event))}</span>'
     why = f" Graded by: {esc(', '.join(stop.reasons))}." if stop.reasons else ""
     return f"{glyph}: {esc(kinds.get(stop.grade, ''))}{shape}{multiple}.{why}"
 
@@ -204,7 +214,7 @@ def _row(stop: Stop, picked: bool) -> str:
         f'<td class="num" data-v="{stop.below}">{arrow}{position(stop.below)}</td>'
         f'<td class="num" data-v="{stop.frees}">{bar_svg(stop.frees)}{_pct(stop.frees)}</td>'
         f'<td class="num" data-v="{stop.sc if stop.sc is not None else -1}">{sc}</td>'
-        f'<td class="glyph">{esc(mark(stop.grade, stop.shape, stop.event))}</td>'
+        f'<td class="glyph">{mark_html(mark(stop.grade, stop.shape, stop.event))}</td>'
         f'<td class="num" data-v="{stop.multiple or 0}">{multiple}</td>'
         f'<td class="quote">{esc(short(stop.quote, TABLE_QUOTE))}</td></tr>'
     )

@@ -164,8 +164,10 @@ def _zones(analysis: Analysis, frame: Frame) -> list[str]:
             f'<rect class="zone {grade}" x="{left:.1f}" y="{TOP}" width="{width:.1f}" '
             f'height="{HEIGHT - TOP - BOTTOM}"><title>{esc(_zone_text(zone))}</title></rect>'
         )
-        if zone.grade != "●":
-            out += _zone_label(zone, frame.x(position[zone.best]), rows)
+        if zone.grade != "●" and zone.best in position:
+            best = analysis.stops[position[zone.best]]  # the stop's mark, as its row shows it
+            text = mark(best.grade, best.shape, best.event)
+            out += _zone_label(text, frame.x(position[zone.best]), rows)
     return out
 
 
@@ -173,17 +175,31 @@ def _zone_text(zone: ZoneInfo) -> str:
     return f"{mark(zone.grade, zone.shape, zone.event)}: {zone.multiple:g}× the noise"
 
 
-def _zone_label(zone: ZoneInfo, x: float, rows: list[float]) -> list[str]:
-    """A label above the plot in the first of two rows where it does not overlap the last one."""
-    text = mark(zone.grade, zone.shape, zone.event)
-    half = len(text) * _LABEL_PX / 2
+def _zone_label(text: str, x: float, rows: list[float]) -> list[str]:
+    """A label (a stop's mark) above the plot in the first of two rows where it does not overlap
+    the last one."""
+    paused = text.endswith("⏸")  # no font of a fresh Debian has it: two bars drawn instead
+    text = text.removesuffix("⏸").rstrip()
+    half = (len(text) + (1.5 if paused else 0)) * _LABEL_PX / 2
     x = min(max(x, LEFT + half), WIDTH - RIGHT - half)
     for row, end in enumerate(rows):
         if x - half > end + 4:
             rows[row] = x + half
             y = TOP - 8 - row * 15
+            if not paused:
+                return [
+                    f'<text class="zlabel" x="{x:.1f}" y="{y}" text-anchor="middle">'
+                    f"{esc(text)}</text>"
+                ]
+            bars = x + half - 7.5  # the two bars take the label's last 7.5 pixels
             return [
-                f'<text class="zlabel" x="{x:.1f}" y="{y}" text-anchor="middle">{esc(text)}</text>'
+                f'<text class="zlabel" x="{bars - 3:.1f}" y="{y}" text-anchor="end">'
+                f"{esc(text)}</text>",
+                *(
+                    f'<rect class="pausebar" x="{bars + dx:.1f}" y="{y - 9}" width="2.5" '
+                    'height="9"><title>pause</title></rect>'
+                    for dx in (0.0, 4.5)
+                ),
             ]
     return []
 

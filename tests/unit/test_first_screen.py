@@ -121,7 +121,9 @@ def test_a_stop_has_one_mark_in_the_terminal_the_json_and_the_note(
             cells = line[len(ROWS_HEADING) - len("the message") - 10 : len(ROWS_HEADING) - 11]
             assert cells.strip() == from_json[where[1]], (name, line)
         page = render_note(analysis)
-        in_note = {int(m[1]): html.unescape(m[2]) for m in NOTE_ROW.finditer(page)}
+        in_note = {
+            int(m[1]): html.unescape(re.sub(r"<[^>]+>", "", m[2])) for m in NOTE_ROW.finditer(page)
+        }
         assert len(in_note) == len(data["stops"]), name
         for stop in data["stops"]:
             assert in_note[stop["below"]] == from_json[position(stop["below"])], name
