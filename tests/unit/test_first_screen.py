@@ -199,3 +199,19 @@ def test_the_pointer_marks_only_the_recommended_column(every: list[tuple[str, An
             "the suggestion ▲",
         }, name
         assert pointer.index("▲") >= 2 + LABEL - 1, name
+
+
+def test_the_command_piped_gives_readable_quotes_and_all_gives_every_row(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from keepd.cli.main import main
+
+    analysis = analyse_file(example_session())
+    assert main(["report", "--example"]) == 0  # stdout is not a terminal here: piped
+    piped = capsys.readouterr().out
+    quotes = [line[len(ROWS_HEADING) - len("the message") :].strip() for line in rows_of(piped)]
+    assert quotes and all(len(quote) >= 40 for quote in quotes), quotes
+    assert "↑N: Esc Esc, then ↑ N times" in piped  # the key line, piped too
+    assert main(["report", "--example", "--all"]) == 0
+    every_row = capsys.readouterr().out
+    assert len(rows_of(every_row)) == analysis.stop_count and not SHOWN.search(every_row)
