@@ -51,7 +51,8 @@ def pick_stop(analysis: Analysis) -> Stop:
     if stop is not None:
         return stop
     raise NoSuchStopError(
-        "keepd suggests no stop: none keeps enough words to measure; choose one with --at"
+        "keepd suggests no stop: no clear break, and no stop keeps enough words of its own "
+        "to suggest; choose one with --at"
     )
 
 

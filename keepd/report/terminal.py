@@ -49,8 +49,9 @@ def render(analysis: Analysis, style: Style, *, example: bool = False) -> str:
     lines += ["", *_rows(analysis, style)]
     if style.legend:
         lines += _legend(analysis, style)
-    keys = keystrokes(analysis, max(style.width - 20, 12)).split(" → ")
-    lines += ["", *wrap(keys, " → ", style.width, "  ")]
+    if analysis.target_stop() is not None:  # else the rows' heading says why there is none
+        keys = keystrokes(analysis, max(style.width - 20, 12)).split(" → ")
+        lines += ["", *wrap(keys, " → ", style.width, "  ")]
     return "\n".join(lines) + "\n"
 
 
@@ -134,7 +135,7 @@ def _rows(analysis: Analysis, style: Style) -> list[str]:
     chosen = row_stops(analysis, every=style.every)
     lines = []
     if not analysis.pick:
-        lines.append("  " + trade_heading(len(analysis.trade)))
+        lines += wrap(trade_heading(len(analysis.trade)).split(" "), " ", style.width, "  ")
     if not chosen:
         shown = shown_text(0, analysis.stop_count)
         return lines + wrap(shown.split(" · "), " · ", style.width, "  ")
@@ -167,14 +168,14 @@ def trade_heading(count: int) -> str:
 
     >>> [trade_heading(n) for n in (3, 1, 0)]  # doctest: +NORMALIZE_WHITESPACE
     ['No clear break. The 3 stops that stand on their own best, freeing less to more; the
-      keys below go to the middle one',
+      keys below go to the one marked →',
      'No clear break. One stop stands on its own enough to suggest; the keys below go to it',
      'No clear break, and no stop keeps enough words to suggest one']
     """
     if count > 1:
         return (
             f"No clear break. The {count} stops that stand on their own best, freeing less to "
-            "more; the keys below go to the middle one"
+            "more; the keys below go to the one marked →"
         )
     if count == 1:
         return (
@@ -187,8 +188,9 @@ def _legend(analysis: Analysis, style: Style) -> list[str]:
     """One line of key for the marks the rows show, and the stops' names."""
     rows = row_stops(analysis, every=style.every)
     parts = marks_key(row_mark(stop) for stop in rows)
-    if rows:
-        parts.insert(0, f"{position('N')}: Esc Esc, then ↑ N times")
+    if not rows:
+        return []
+    parts.insert(0, f"{position('N')}: Esc Esc, then ↑ N times")
     return [style.paint(line, "2") for line in wrap(parts, " · ", style.width, "  ")]
 
 

@@ -68,7 +68,7 @@ def test_three_stops_name_the_one_the_keys_go_to() -> None:
     analysis = example()
     three = [analysis.stops[i].uuid for i in (10, 20, 30)]
     text = render(replace(analysis, pick=None, trade=three), Style(width=100))
-    assert "The 3 stops that stand on their own best" in text and "the middle one" in text
+    assert "The 3 stops that stand on their own best" in text and "the one marked →" in text
     arrow = next(line for line in text.splitlines() if line.startswith("   → "))
     assert position(analysis.stops[20].below) in arrow
 
@@ -97,7 +97,7 @@ def test_corpus_reports_never_show_a_header_over_nothing(corpus_sessions: list[P
             if line.startswith(ROWS_HEADING):
                 assert i + 1 < len(lines) and "%" in lines[i + 1], (path.name, text)
         if not analysis.pick and analysis.trade:
-            assert ("the middle one" in text) == (len(analysis.trade) > 1), path.name
+            assert ("the one marked →" in text) == (len(analysis.trade) > 1), path.name
         labels = [float(m[1]) for line in lines if (m := LABEL.match(line))]
         assert all(0.0 <= label <= 1.0 for label in labels), (path.name, labels)
 
