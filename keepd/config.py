@@ -76,12 +76,22 @@ class RecallConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class ReaderConfig:
+    """The reader of meaning: your own `claude -p` reads the prompts (off unless you turn it on)."""
+
+    enabled: bool = _key(False, "ask your own claude -p where pieces of work begin (sends prompts)")
+    model: str = _key("haiku", "the model claude -p uses (its alias of the smallest model)")
+    timeout_seconds: float = _key(60.0, "an answer later than this is dropped", 1.0, 3600)
+
+
+@dataclass(frozen=True, slots=True)
 class Config:
     notify: NotifyConfig = field(default_factory=NotifyConfig)
     watch: WatchConfig = field(default_factory=WatchConfig)
     socket: SocketConfig = field(default_factory=SocketConfig)
     log: LogConfig = field(default_factory=LogConfig)
     recall: RecallConfig = field(default_factory=RecallConfig)
+    reader: ReaderConfig = field(default_factory=ReaderConfig)
 
 
 SECTIONS: dict[str, type[Any]] = {
@@ -90,6 +100,7 @@ SECTIONS: dict[str, type[Any]] = {
     "socket": SocketConfig,
     "log": LogConfig,
     "recall": RecallConfig,
+    "reader": ReaderConfig,
 }
 
 

@@ -201,3 +201,10 @@ class MissingExtraError(KeepdError):
 
     title = "not installed"
     exit_code = 20
+
+
+class AnswerError(KeepdError):
+    """A recorded reader answer that cannot be used: unreadable, or recorded for another request."""
+
+    title = "bad recorded answer"
+    exit_code = 65

@@ -61,6 +61,11 @@ def state_dir() -> Path:
     return Path(_platform_dirs().user_state_dir)  # type: ignore[attr-defined]
 
 
+def reader_dir() -> Path:
+    """Where the reader's answers are cached, one file per request (by its sha256)."""
+    return state_dir() / "reader"
+
+
 def notes_dir() -> Path:
     """Where notes are written: `KEEPD_NOTES_DIR` if set, else `notes` in the data dir."""
     configured = os.environ.get("KEEPD_NOTES_DIR", "").strip()
@@ -112,6 +117,12 @@ def systemd_user_dir() -> Path:
     """Where systemd's user manager looks for the user's own units."""
     base = os.environ.get("XDG_CONFIG_HOME", "").strip()
     return (Path(base) if base else Path.home() / ".config") / "systemd" / "user"
+
+
+def autostart_dir() -> Path:
+    """Where XDG autostart entries of the user's own are read at login."""
+    base = os.environ.get("XDG_CONFIG_HOME", "").strip()
+    return (Path(base) if base else Path.home() / ".config") / "autostart"
 
 
 def launch_agents_dir() -> Path:

@@ -21,6 +21,7 @@ tar -tzf "$sdist" >"$out/sdist.txt"
 grep -q "keepd-$version/keepd/login/units/keepd.service" "$out/sdist.txt"
 "$python" -m zipfile -l "$wheel" >"$out/wheel.txt"
 grep -q "keepd/login/units/org.keepd.daemon.plist" "$out/wheel.txt"
+grep -q "keepd/login/units/keepd.desktop" "$out/wheel.txt"
 grep -q "keepd/data/icons/keepd-128.png" "$out/wheel.txt"
 grep -q "keepd/data/icons/keepd.svg" "$out/wheel.txt"
 echo "built $wheel and $sdist"
@@ -52,11 +53,13 @@ for check in data["checks"]:
     print(f"  {check['status']:<4} {check['name']}: {check['summary']}")
 EOF
 
-"$keepd" service install --dry-run >"$out/dry-run.txt"
+"$keepd" service install --dry-run --manager systemd >"$out/dry-run.txt"
 grep -q "^    ExecStart=$keepd run$" "$out/dry-run.txt"
 grep -q "^would run: systemctl --user enable --now keepd.socket keepd.service$" "$out/dry-run.txt"
 "$keepd" service install --dry-run --manager launchd >"$out/dry-run-launchd.txt"
 grep -q "would run: launchctl bootstrap gui/" "$out/dry-run-launchd.txt"
+"$keepd" service install --dry-run --manager autostart >"$out/dry-run-autostart.txt"
+grep -q "^    Exec=$keepd run --log-file " "$out/dry-run-autostart.txt"
 echo "service install --dry-run: $(wc -l <"$out/dry-run.txt") lines, nothing written"
 
 if command -v systemd-analyze >/dev/null; then

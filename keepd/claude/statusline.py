@@ -22,6 +22,7 @@ from keepd.ops.glance_io import (
     THRESHOLD,
     URGENT,
     ask_daemon,
+    boundary_since,
     loads,
     read_cached,
     valid_session_id,
@@ -170,14 +171,32 @@ def lookup(status: StatusInput, timeout: float = DAEMON_SECONDS) -> Found:
 
 def render(status: StatusInput, found: Found, *, color: bool) -> str:
     """`keepd 64% · ●●● Esc Esc ↑20 · frees 54%`, or the share and why there is no stop
-    (`keepd · no daemon` when not even the share is known)."""
+    (`keepd · no daemon` when not even the share is known; `keepd 12% · summarized · reading`
+    when the session was summarized since the glance was made)."""
     paint = _Paint(color)
     glance = found.glance or {}
-    share = _share(status, glance)
+    summarized = _summarized_since(status, glance)
+    share = status.used if summarized else _share(status, glance)
     head = paint(DIM, "keepd")
     if share is not None:
         head += " " + _share_text(paint, share, glance)
+    if summarized:  # the pick and the daemon's figures are of the context before the cut
+        return " · ".join([head, paint(DIM, "summarized"), paint(DIM, _waiting(found))])
     return " · ".join([head, *_detail(paint, status, found)])
+
+
+def _summarized_since(status: StatusInput, glance: dict[str, object]) -> bool:
+    """An analysed glance of a transcript that has had a compaction written since (or was
+    replaced): Claude Code repaints right after "Summarize up to here", before the daemon has
+    read it, and then not again until a key is pressed."""
+    if status.transcript_path is None or glance.get("analysed") is not True:
+        return False
+    offset = _int(glance, "offset")
+    return offset is not None and boundary_since(status.transcript_path, offset)
+
+
+def _waiting(found: Found) -> str:
+    return "reading" if found.daemon else "no daemon"
 
 
 def _detail(paint: _Paint, status: StatusInput, found: Found) -> list[str]:

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from keepd.cli.options import window_option
+from keepd.cli.options import json_option, session_argument, window_option
 
 if TYPE_CHECKING:
     from keepd.cut.model import CutOutcome, Plan, Turn
@@ -23,14 +23,30 @@ def add_commands(commands: Any) -> None:
     prune = commands.add_parser("prune", help="keep the recent turns and the ones leaned on")
     _session(prune)
     shown = " (default: %(default)s)"
-    prune.add_argument("--keep-last", type=int, default=3, metavar="K", help="recent turns" + shown)
-    prune.add_argument("--working", type=int, default=6, metavar="W", help="older turns" + shown)
-    prune.add_argument("--notes", action="store_true", help="a short notes message for the rest")
+    prune.add_argument(
+        "--keep-last", type=int, default=3, metavar="K", help="the newest turns kept" + shown
+    )
+    prune.add_argument(
+        "--working",
+        type=int,
+        default=6,
+        metavar="W",
+        help="how many older turns, those the recent ones lean on most, are kept too" + shown,
+    )
+    prune.add_argument(
+        "--notes", action="store_true", help="add a short message listing what was dropped"
+    )
     _writing(prune)
     prune.set_defaults(handler=_prune)
     undo = commands.add_parser("undo", help="undo keepd's latest cut or prune of a session")
     _session(undo)
-    undo.add_argument("--force", action="store_true", help="even if it runs or went on")
+    undo.add_argument(
+        "--force",
+        action="store_true",
+        help="undo even if Claude Code has the session open or wrote to it after the cut "
+        "(what it wrote is saved to a file first)",
+    )
+    undo.add_argument("--json", action="store_true", help="machine-readable output (docs/json.md)")
     undo.set_defaults(handler=_undo)
 
 
@@ -38,29 +54,43 @@ def _cut_parser(commands: Any) -> None:
     cut = commands.add_parser("cut", help="summarize up to a stop: write the compact boundary")
     _session(cut)
     where = cut.add_mutually_exclusive_group()
-    where.add_argument("--at", metavar="STOP", help="a stop's uuid or unique prefix, or below~N")
-    where.add_argument("--pick", action="store_true", help="the stop keepd picks")
+    where.add_argument(
+        "--at", metavar="STOP", help="the stop: ↑N as the report prints it, or its uuid"
+    )
+    where.add_argument("--pick", action="store_true", help="the stop keepd recommends")
     shape = cut.add_mutually_exclusive_group()
     for flag, value, text in (
-        ("--summary-last", "last", "the summary after the kept messages"),
-        ("--no-summary", "none", "the kept messages alone"),
-        ("--empty", "empty", "clear the context (no stop needed)"),
+        ("--summary-last", "last", "put the summary after the kept messages, not before"),
+        ("--no-summary", "none", "no summary: the kept messages alone"),
+        ("--empty", "empty", "clear the whole context (no stop needed)"),
     ):
         shape.add_argument(flag, dest="placement", action="store_const", const=value, help=text)
     source = cut.add_mutually_exclusive_group()
-    source.add_argument("--summary-file", metavar="F", help="the summary's text ('-': stdin)")
-    source.add_argument("--summarize", action="store_true", help="claude -p, else keepd's gist")
+    source.add_argument(
+        "--summary-file", metavar="FILE", help="your own summary, read from FILE ('-': stdin)"
+    )
+    source.add_argument(
+        "--summarize",
+        action="store_true",
+        help="ask Claude (`claude -p`, your choice: it reads the prompts) to write the summary; "
+        "without it, or when that fails, keepd writes a short one itself",
+    )
     _writing(cut)
     cut.set_defaults(handler=_cut, placement="first")
 
 
 def _session(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("session", metavar="SESSION", help="a path, a session id or unique prefix")
+    session_argument(parser)
 
 
 def _writing(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--force", action="store_true", help="even if the session seems in use")
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help="write even if Claude Code seems to have the session open",
+    )
     parser.add_argument("--dry-run", action="store_true", help="show the change, write nothing")
+    json_option(parser)
     window_option(parser)
 
 
@@ -101,6 +131,12 @@ def _undo(args: argparse.Namespace) -> int:
     from keepd.ops.operations import Operations
 
     done = Operations().undo_cut(args.session, force=args.force)
+    if args.json:
+        from keepd.ops.cutjson import undo_json
+
+        sys.stdout.buffer.write(undo_json(done))
+        _recall_warning(done.recall_warning)
+        return 0
     print(
         f"keepd undo: {done.path} is back to its {done.size:,} bytes before the cut "
         f"({done.removed:,} removed)"
@@ -109,9 +145,13 @@ def _undo(args: argparse.Namespace) -> int:
         print(f"  what was written after the cut is saved in {done.kept_after}")
     if done.recall_forgotten:
         print(f"  its {done.recall_forgotten:,} messages left the recall store (cut {done.cut_id})")
-    if done.recall_warning:
-        print(f"keepd: warning: recall store: {done.recall_warning}", file=sys.stderr)
+    _recall_warning(done.recall_warning)
     return 0
+
+
+def _recall_warning(warning: str | None) -> None:
+    if warning:
+        print(f"keepd: warning: recall store: {warning}", file=sys.stderr)
 
 
 def _summary_request(args: argparse.Namespace) -> SummaryRequest:
@@ -152,6 +192,8 @@ def _stdin() -> str:
 
 
 def _finish(operations: Any, plan: Plan, args: argparse.Namespace) -> int:
+    if args.json:
+        return _finish_json(operations, plan, args)
     _describe(plan)
     if plan.dropped == 0:
         print("  nothing to drop: the file is left as it is")
@@ -162,6 +204,18 @@ def _finish(operations: Any, plan: Plan, args: argparse.Namespace) -> int:
         return 0
     outcome: CutOutcome = operations.write_cut(plan, force=args.force)
     _written(outcome)
+    return 0
+
+
+def _finish_json(operations: Any, plan: Plan, args: argparse.Namespace) -> int:
+    from keepd.ops.cutjson import cut_json
+
+    outcome: CutOutcome | None = None
+    if plan.dropped and not args.dry_run:
+        outcome = operations.write_cut(plan, force=args.force)
+    sys.stdout.buffer.write(cut_json(plan, outcome, dry_run=args.dry_run))
+    if outcome is not None and outcome.recall_warning is not None:
+        _recall_warning(outcome.recall_warning)
     return 0
 
 
@@ -210,7 +264,7 @@ def _written(outcome: CutOutcome) -> None:
     if outcome.recall_warning is None:
         print(
             f"  the {outcome.recalled:,} messages left out are in the recall store as cut "
-            f"{plan.cut_id}: keepd recall --cut {plan.cut_id} WORDS"
+            f"{plan.cut_id}: `keepd recall --cut {plan.cut_id} WORDS`"
         )
     else:
         print(
@@ -219,21 +273,21 @@ def _written(outcome: CutOutcome) -> None:
             file=sys.stderr,
         )
     if not outcome.rebuilt_directly:
-        print("  keepd report shows the new context after your next message")
-    print(f"  undo: keepd undo {plan.session_id}")
-    where = f"cd {plan.project} && " if plan.project else ""
-    print(f"  continue: {where}claude --resume {plan.session_id}")
+        print("  `keepd report` shows the new context after your next message")
+    from keepd.ops.names import resume_command, session_name
+
+    print(f"  undo: keepd undo {session_name(plan.snapshot.path, plan.session_id)}")
+    resume = resume_command(plan.snapshot.path, plan.session_id, plan.project)
+    if resume is not None:
+        print(f"  continue: {resume}")
+    else:
+        print("  (Claude Code resumes a session only from its project's folder under projects/)")
 
 
 def _k(tokens: float) -> str:
-    """Tokens in a few characters.
+    from keepd.report.numbers import tokens_text
 
-    >>> _k(812.4), _k(28_140.0), _k(200_000.0)
-    ('812', '28.1k', '200k')
-    """
-    if tokens >= 100_000:
-        return f"{tokens / 1000:.0f}k"
-    return f"{tokens / 1000:.1f}k" if tokens >= 1000 else f"{tokens:.0f}"
+    return tokens_text(tokens)
 
 
 def _short(text: str, room: int) -> str:

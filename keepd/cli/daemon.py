@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
+from keepd.cli.options import MIN_WIDTH, session_argument, width_option
 from keepd.core.steps import keys
 
 if TYPE_CHECKING:
@@ -28,21 +29,24 @@ def add_commands(commands: Any) -> None:
     """Adds the daemon's subcommands to the `keepd` parser."""
     run = commands.add_parser("run", help="run the daemon in the foreground (for systemd/launchd)")
     _config(run)
+    run.add_argument(
+        "--log-file", type=Path, metavar="FILE", help="also log to FILE (as autostart runs it)"
+    )
     run.set_defaults(handler=_run)
     _simple(commands, "status", "is the daemon running, and what it follows", _status)
     sessions = _simple(commands, "sessions", "sessions followed, context use and pick", _sessions)
     sessions.add_argument("--all", action="store_true", help="idle sessions too")
     show = _simple(commands, "show", "one session as the daemon sees it now", _show)
-    show.add_argument("session", metavar="SESSION", help="a path, a session id or a prefix")
+    session_argument(show)
     show.add_argument("--detail", action="store_true", help="a fresh full analysis of the file")
-    show.add_argument("--width", type=int, help="terminal width (default: detected)")
+    width_option(show)
     mute = _simple(commands, "mute", "no notices for a session", _mute)
-    mute.add_argument("session", metavar="SESSION", help="a path, a session id or a prefix")
+    session_argument(mute)
     mute.add_argument(
         "--for", dest="minutes", type=float, metavar="MINUTES", help="default: until unmuted"
     )
     unmute = _simple(commands, "unmute", "notices for a session again", _unmute)
-    unmute.add_argument("session", metavar="SESSION", help="a path, a session id or a prefix")
+    session_argument(unmute)
     pause = _simple(commands, "pause", "no notices at all", _pause)
     pause.add_argument(
         "--for", dest="minutes", type=float, metavar="MINUTES", help="default: until resumed"
@@ -66,7 +70,7 @@ def _config(parser: argparse.ArgumentParser) -> None:
 def _run(args: argparse.Namespace) -> int:
     from keepd.daemon.run import run_daemon
 
-    return run_daemon(args.config, verbose=args.verbose)
+    return run_daemon(args.config, verbose=args.verbose, log_file=args.log_file)
 
 
 def ask(args: argparse.Namespace, method: str, params: dict[str, Any], local: Local) -> Any:
@@ -157,16 +161,14 @@ def _show(args: argparse.Namespace) -> int:
     from keepd.ops.overview import analysis_from_dict
     from keepd.report.terminal import Style, render
 
-    width = args.width or max(shutil.get_terminal_size((80, 24)).columns, 40)
+    width = args.width or max(shutil.get_terminal_size((80, 24)).columns, MIN_WIDTH)
     color = sys.stdout.isatty() and "NO_COLOR" not in os.environ
     style = Style(width=width, color=color, legend=sys.stdout.isatty())
     sys.stdout.write(render(analysis_from_dict(data), style))
     return 0
 
 
-def _control(
-    args: argparse.Namespace, method: str, params: dict[str, Any], local: Local
-) -> int:
+def _control(args: argparse.Namespace, method: str, params: dict[str, Any], local: Local) -> int:
     data = ask(args, method, params, local)
     if args.json:
         return _print_json(data)

@@ -56,7 +56,7 @@ def _recall_or_raise(args: argparse.Namespace) -> int:
             sys.stdout.write(render.message_text(stored))
         return 0
     if not query:
-        raise UsageError("give words to search for (keepd recall WORDS) or --uuid U")
+        raise UsageError("give words to search for (`keepd recall WORDS`) or --uuid U")
     results = search.search(query, session=args.session, cut=args.cut, limit=args.limit)
     if args.json:
         sys.stdout.buffer.write(render.hits_json(results))
@@ -71,9 +71,10 @@ def _mcp(args: argparse.Namespace) -> int:
     try:
         from keepd.claude.mcp_server import serve
     except ImportError as error:
+        from keepd.login.advice import add_package
+
         raise MissingExtraError(
-            f"keepd mcp needs the mcp package ({error.name or error}): "
-            "pipx install 'keepd[mcp]' or pip install 'keepd[mcp]'"
+            f"keepd mcp needs the mcp package ({error.name or error}): {add_package('mcp')}"
         ) from error
     serve()
     return 0

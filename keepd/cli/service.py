@@ -10,7 +10,7 @@ from typing import Any
 
 from keepd.errors import ServiceError
 
-MANAGERS = ("systemd", "launchd")
+MANAGERS = ("systemd", "launchd", "autostart")
 
 
 def add_commands(commands: Any) -> None:
@@ -45,7 +45,10 @@ def add_commands(commands: Any) -> None:
 def _action(actions: Any, name: str, text: str) -> argparse.ArgumentParser:
     parser: argparse.ArgumentParser = actions.add_parser(name, help=text)
     parser.add_argument(
-        "--manager", choices=MANAGERS, help="systemd or launchd (default: this platform's)"
+        "--manager",
+        choices=MANAGERS,
+        help="systemd, launchd or autostart (default: launchd on macOS; systemd where a user "
+        "manager answers, else an XDG autostart entry)",
     )
     return parser
 

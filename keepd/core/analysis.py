@@ -84,6 +84,20 @@ class WordInfo:
 
 
 @dataclass(frozen=True, slots=True)
+class ReaderInfo:
+    """What the reader of meaning (`claude -p`, core/reader.py) said, and what keepd made of it."""
+
+    source: str  # "claude -p", "recorded answer", "cache"
+    request_sha256: str
+    newest: str | None = None  # uuid of the stop where the newest piece began
+    newest_kind: str | None = None  # "task" or "step"
+    starts: list[tuple[str, str]] = field(default_factory=list)  # (uuid, kind), oldest first
+    moved: bool = False  # the pick is at the reader's newest piece (moved there, or was)
+    flag: str | None = None  # why the pick did not move there (the kept part leans on the past)
+    failure: str | None = None  # why there is no answer (the local grade stands)
+
+
+@dataclass(frozen=True, slots=True)
 class Analysis:
     """Everything a front end shows about one session; `to_dict` is the `--json` form."""
 
@@ -105,6 +119,7 @@ class Analysis:
     sidechain_only: bool = False
     schema: int = SCHEMA_VERSION
     stops_total: int | None = None  # set when `stops` holds only the marked ones
+    reader: ReaderInfo | None = None  # set when the reader was asked (core/reader.py)
 
     @property
     def stop_count(self) -> int:
@@ -114,6 +129,8 @@ class Analysis:
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
         del data["stops_total"]
+        if self.reader is None:
+            del data["reader"]  # the reader is off: the JSON form stays as it was
         data["stop_count"] = self.stop_count
         data["steps"] = as_json(self.target_stop())
         return data

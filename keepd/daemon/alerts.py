@@ -42,7 +42,6 @@ class Alerts:
         self.clock = clock
         self.sender: Sender | None = None
         self.pending: dict[str, Notice] = {}
-        self.sent = 0
         self.failures = 0
         self._lock = asyncio.Lock()
 
@@ -53,6 +52,17 @@ class Alerts:
             return False
         self.pending[session_id] = notice
         return True
+
+    def may_notify(self, session_id: str, share: float) -> bool:
+        """Whether a notice of the kind `share` calls for could still be sent to this session
+        (on, not paused or muted, none of that kind sent yet): the reader is asked only then."""
+        now = self.clock()
+        if not self.config.enabled or self.memory.is_paused(now):
+            return False
+        if self.memory.muted(session_id, now):
+            return False
+        kind = "urgent:" if share >= self.config.urgent else "break:"
+        return not any(key.startswith(kind) for key in self.memory.notified.get(session_id, ()))
 
     async def flush(self) -> int:
         """Sends what is pending; stops at the first failure (the server is away, or the
@@ -70,7 +80,6 @@ class Alerts:
                 log.info("notified %s (%s)", session_id, notice.key)
                 if self.pending.get(session_id) is notice:
                     del self.pending[session_id]
-                self.sent += 1
                 sent += 1
         return sent
 

@@ -20,7 +20,9 @@ from keepd.system.heap import release_free_memory
 
 if TYPE_CHECKING:
     from keepd.config import NotifyConfig, WatchConfig
+    from keepd.core.analysis import Analysis
     from keepd.daemon.alerts import Alerts
+    from keepd.daemon.reading import Reading
     from keepd.daemon.registry import Registry
 
 log = logging.getLogger(__name__)
@@ -52,6 +54,7 @@ class Follower:
         self._tasks: set[asyncio.Task[int]] = set()
         self.before_rescan: Callable[[], None] = lambda: None
         self.on_boundary: Callable[[Path, str], None] = lambda path, uuid: None
+        self.reading: Reading | None = None  # the reader of meaning, when it is on
 
     def on_path(self, path: Path) -> None:
         """An event named `path` (a file, or a folder created, moved or deleted); on the loop."""
@@ -154,7 +157,25 @@ class Follower:
         except Exception:
             log.exception("analysing %s failed", path)
             return
-        if analysis is not None and self.alerts.consider(followed.session_id, analysis):
+        if analysis is None:
+            return
+        session_id = followed.session_id
+        if self.reading is not None and self._ask_reader(session_id, analysis):
+            self.reading.start(
+                path, self.registry.window, analysis, lambda done: self._notice(session_id, done)
+            )
+            return
+        self._notice(session_id, analysis)
+
+    def _ask_reader(self, session_id: str, analysis: Analysis) -> bool:
+        """Whether the reader is on and a notice may follow, so it is asked first."""
+        share = analysis.context.get("share")
+        if self.reading is None or share is None or not self.reading.wanted(analysis, self.notify):
+            return False
+        return self.alerts.may_notify(session_id, share)
+
+    def _notice(self, session_id: str, analysis: Analysis) -> None:
+        if self.alerts.consider(session_id, analysis):
             task = self.loop.create_task(self.alerts.flush())
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)

@@ -71,7 +71,7 @@ class Live:
             paused_until=self.memory.paused_until if self.memory.is_paused(now) else None,
             watcher=self.watcher(),
             notifier=sender.describe() if sender is not None else "disabled",
-            notices_sent=self.alerts.sent,
+            notices_sent=self.memory.sent(),
             notices_pending=len(self.alerts.pending),
             socket=self.where.socket,
             config=self.where.config,

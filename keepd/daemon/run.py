@@ -13,6 +13,7 @@ import signal
 import socket
 import sys
 from collections.abc import Coroutine
+from dataclasses import replace
 from pathlib import Path
 from typing import IO, Any
 
@@ -26,6 +27,7 @@ from keepd.daemon.live import Live, Where
 from keepd.daemon.methods import Methods
 from keepd.daemon.notify import ensure_bus_address, make_sender, open_path
 from keepd.daemon.policy import Notice
+from keepd.daemon.reading import Reading
 from keepd.daemon.registry import Registry
 from keepd.daemon.server import Server, bind_socket
 from keepd.daemon.watch import Want, Watcher
@@ -41,13 +43,18 @@ APSCHEDULER_RUNS = "apscheduler.executors.default"
 SOCKET_PATH_LIMIT = 104  # sun_path: 108 bytes on Linux, 104 on macOS
 
 
-def run_daemon(config_path: Path | None = None, *, verbose: bool = False) -> int:
-    """Runs the daemon in the foreground until a signal stops it; returns the exit code."""
+def run_daemon(
+    config_path: Path | None = None, *, verbose: bool = False, log_file: Path | None = None
+) -> int:
+    """Runs the daemon in the foreground until a signal stops it; returns the exit code.
+    `log_file` (`keepd run --log-file`) is written beside stderr, over `log.file`."""
     if sys.platform == "win32" or not hasattr(socket, "AF_UNIX"):
         raise DaemonError("keepd run needs Linux or macOS (a Unix socket)")
     config = load_config(config_path)
     from keepd.daemon.logs import setup_logging
 
+    if log_file is not None:
+        config = replace(config, log=replace(config.log, file=str(log_file)))
     setup_logging(config.log, verbose=verbose)
     raise_limit()
     return asyncio.run(Daemon(config, config_path).main())
@@ -122,6 +129,8 @@ class Daemon:
             self.alerts.sender = make_sender(self._on_open, self._on_not_now)
         self.follower = Follower(self.registry, self.alerts, config.watch, config.notify, loop)
         self._closing.callback(self.follower.close)
+        self.follower.reading = Reading(config.reader, loop)
+        self._closing.callback(self.follower.reading.close)
         self.watcher = Watcher(
             loop, self.follower.on_path, self.follower.rescan_soon, polling=config.watch.polling
         )
@@ -219,6 +228,8 @@ class Daemon:
             return
         self.config = config
         self.alerts.config = self.follower.notify = config.notify
+        if self.follower.reading is not None:
+            self.follower.reading.config = config.reader
         self.follower.watch = config.watch
         self.registry.active_seconds = 60.0 * config.watch.active_minutes
         self.registry.window = config.watch.window or None

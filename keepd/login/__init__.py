@@ -1,1 +1,2 @@
-"""Installing keepd as a login service (systemd, launchd) and checking the machine (doctor)."""
+"""Installing keepd as a login service (systemd, launchd, XDG autostart) and checking the
+machine (doctor)."""

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import shlex
+import signal
 import subprocess
 import sys
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,6 +18,7 @@ from keepd.errors import ServiceError
 from keepd.system.atomic import make_folder, replace_file
 
 COMMAND_SECONDS = 90.0
+STOP_SECONDS = 25.0  # the daemon's own stop takes at most systemd's TimeoutStopSec=20
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,7 +81,22 @@ class Run:
     required: bool = True
 
 
-Action = Write | MakeDir | Remove | Run
+@dataclass(frozen=True, slots=True)
+class Start:
+    """A daemon started now, apart from this process (its own session, no terminal, output
+    to nowhere: it writes its own log file); what a login would start, for this login."""
+
+    argv: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Stop:
+    """A daemon this install started, told to stop (SIGTERM) and waited for."""
+
+    pid: int
+
+
+Action = Write | MakeDir | Remove | Run | Start | Stop
 
 
 def show(argv: Sequence[str]) -> str:
@@ -111,6 +130,10 @@ class Executor:
                 self.out.write(f"would create {action.path}/ (0700)\n")
         elif isinstance(action, Remove):
             self.out.write(f"would remove {action.path}\n")
+        elif isinstance(action, Start):
+            self.out.write(f"would start: {show(action.argv)}\n")
+        elif isinstance(action, Stop):
+            self.out.write(f"would stop the daemon, pid {action.pid}\n")
         else:
             self.out.write(f"would run: {show(action.argv)}\n")
 
@@ -125,6 +148,13 @@ class Executor:
         elif isinstance(action, Remove):
             if remove_path(action.path):
                 self.out.write(f"removed {action.path}\n")
+        elif isinstance(action, Start):
+            self.out.write(f"starting: {show(action.argv)}\n")
+            start_detached(action.argv)
+        elif isinstance(action, Stop):
+            self.out.write(f"stopping the daemon, pid {action.pid}\n")
+            if not stop_process(action.pid):
+                raise ServiceError(f"the daemon (pid {action.pid}) did not stop; stop it yourself")
         else:
             self._run(action)
 
@@ -139,6 +169,42 @@ class Executor:
         if action.required:
             raise ServiceError(f"`{show(action.argv)}` failed: {tail}")
         self.out.write(f"  (ignored: {tail})\n")
+
+
+def start_detached(argv: Sequence[str]) -> int:
+    """Starts `argv` in a session of its own, with no terminal; returns its pid."""
+    try:
+        process = subprocess.Popen(
+            list(argv),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+            close_fds=True,
+        )
+    except OSError as error:
+        raise ServiceError(f"cannot start `{show(argv)}`: {error.strerror or error}") from error
+    return process.pid
+
+
+def stop_process(pid: int, seconds: float = STOP_SECONDS) -> bool:
+    """SIGTERM to `pid`, then waits until it is gone; False if it outlives `seconds`."""
+    try:
+        os.kill(pid, signal.SIGTERM)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        return False
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(pid, os.WNOHANG)  # a daemon this process started leaves no zombie
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        time.sleep(0.05)
+    return False
 
 
 def write_file(path: Path, content: bytes) -> bool:

@@ -70,11 +70,27 @@ def check_roots() -> Check:
         shown = ", ".join(str(root) for root in roots)
         fix = "run Claude Code once, or set CLAUDE_CONFIG_DIR to where its sessions are"
         return Check("claude roots", FAIL, f"no Claude Code folder: {shown}", fix, data)
-    parts = ", ".join(f"{root} ({count})" for root, count in counts.items())
     if total == 0:
         fix = "start a Claude Code session; keepd follows it from its first line"
-        return Check("claude roots", WARN, f"no sessions yet in {parts}", fix, data)
-    return Check("claude roots", OK, f"{total} sessions in {parts}", data=data)
+        shown = ", ".join(counts)
+        return Check("claude roots", WARN, f"no sessions yet in {shown}", fix, data)
+    return Check("claude roots", OK, roots_summary(counts), data=data)
+
+
+def roots_summary(counts: dict[str, int]) -> str:
+    """How many sessions the roots hold, each count said once.
+
+    >>> roots_summary({"/h/.claude": 9})
+    '9 sessions in /h/.claude'
+    >>> roots_summary({"/h/.claude": 1, "/h/.config/claude": 0})
+    '1 session: 1 in /h/.claude, none in /h/.config/claude'
+    """
+    total = sum(counts.values())
+    noun = "session" if total == 1 else "sessions"
+    if len(counts) == 1:
+        return f"{total:,} {noun} in {next(iter(counts))}"
+    parts = ", ".join(f"{n:,} in {root}" if n else f"none in {root}" for root, n in counts.items())
+    return f"{total:,} {noun}: {parts}"
 
 
 def check_session_format() -> Check:
@@ -268,6 +284,43 @@ def check_mcp() -> Check:
     try:
         found = version("mcp")
     except PackageNotFoundError:
-        return Check("mcp", SKIP, "the mcp package is not installed (pip install 'keepd[mcp]')")
+        from keepd.login.advice import add_package
+
+        summary = f"the mcp package is not installed (for keepd mcp: {add_package('mcp')})"
+        return Check("mcp", SKIP, summary)
     summary = f"mcp {found}: keepd mcp can serve the recall store"
     return Check("mcp", OK, summary, data={"mcp": found})
+
+
+# Measured with the tests/claude harness (scripts/reader_cost.py): the fake Messages API's
+# count (bytes / 4) of what Claude Code 2.1.332 sends for the calibration sessions' requests
+# (median 1,131; the largest 3,525) and for a request at the cap (6,905).
+READER_TOKENS = "about 1,100 tokens a question (median), 3,500 the largest seen, 6,900 at most"
+
+
+def check_reader() -> Check:
+    """Whether the reader of meaning is on, what it sends and to whom."""
+    import shutil
+
+    from keepd.config import load_config
+    from keepd.core.reader import REQUEST_CHARS, ROW_CHARS
+
+    config = load_config().reader
+    sends = (
+        f"the prompts' picker rows (each cut to {ROW_CHARS} characters, with the minutes since "
+        f"the one before and the git branch; {REQUEST_CHARS:,} characters in all), nothing else"
+    )
+    data = {"enabled": config.enabled, "model": config.model, "sends": sends}
+    to_whom = f"claude -p --model {config.model}, on your own Claude account as your chat is"
+    what = f"{sends}, go to {to_whom}; {READER_TOKENS}"
+    if not config.enabled:
+        summary = (
+            "off: nothing is sent. Turned on ([reader] enabled = true, or keepd report "
+            f"--ask-claude), {what}"
+        )
+        return Check("reader", SKIP, summary, data=data)
+    claude = shutil.which("claude")
+    summary = f"on: before a notice, {what}"
+    if claude is None:
+        return Check("reader", WARN, summary, "install Claude Code, or turn the reader off", data)
+    return Check("reader", OK, summary, data=data | {"claude": claude})

@@ -10,10 +10,11 @@ from typing import Any, TextIO
 from keepd.data.icons import theme_files
 from keepd.errors import KeepdError, ServiceError
 from keepd.login.actions import Action, Executor, MakeDir, Remove, Runner, Write
-from keepd.login.command import Command, command_problem
+from keepd.login.command import Command, command_problem, shared_tmp_warning
 from keepd.login.render import Extras
 from keepd.login.state import Manager
 from keepd.paths import (
+    autostart_dir,
     config_file,
     cuts_dir,
     data_dir,
@@ -25,26 +26,38 @@ from keepd.paths import (
     state_dir,
 )
 
-MANAGERS = ("systemd", "launchd")
+MANAGERS = ("systemd", "launchd", "autostart")
+LINUX = ("systemd", "autostart")  # the managers that take keepd's icon into the user's theme
 READY_SECONDS = 15.0
 
 
-def platform_manager(platform: str | None = None) -> str:
-    """The service manager of this platform: launchd on macOS, systemd on Linux."""
+def platform_manager(platform: str | None = None, runner: Runner | None = None) -> str:
+    """The login path of this platform: launchd on macOS; on Linux systemd where a user
+    manager answers (`systemctl --user`), else an XDG autostart entry (containers, desktops
+    started without systemd)."""
     name = platform or sys.platform
     if name == "darwin":
         return "launchd"
     if name.startswith("linux"):
-        return "systemd"
+        return "systemd" if systemd_user_answers(runner or Runner()) else "autostart"
     raise ServiceError(f"no login service for {name}: run `keepd run` yourself")
 
 
+def systemd_user_answers(runner: Runner) -> bool:
+    """Whether a systemd user manager answers `systemctl --user` for this session."""
+    return runner(("systemctl", "--user", "show-environment")).code == 0
+
+
 def make_manager(name: str | None, runner: Runner) -> Manager:
-    chosen = name or platform_manager()
+    chosen = name or platform_manager(runner=runner)
     if chosen == "launchd":
         from keepd.login.launchd import Launchd
 
         return Launchd(runner)
+    if chosen == "autostart":
+        from keepd.login.autostart import Autostart
+
+        return Autostart(runner)
     from keepd.login.systemd import Systemd
 
     return Systemd(runner)
@@ -53,7 +66,7 @@ def make_manager(name: str | None, runner: Runner) -> Manager:
 def own_dirs(manager: str) -> list[Path]:
     """keepd's folders the sandboxed service writes; made before it starts."""
     folders = [data_dir(), notes_dir(), state_dir(), cuts_dir()]
-    if manager == "launchd":
+    if manager in ("launchd", "autostart"):
         folders.append(log_file().parent)
     return list(dict.fromkeys(folders))
 
@@ -67,8 +80,9 @@ def install(
         raise ServiceError(problem)
     out.write(f"keepd service install ({manager.name}): runs {' '.join(command.argv)} run\n")
     out.write(f"  found as {command.how}\n")
-    if problem:
-        out.write(f"  warning: {problem}\n")
+    warning = problem or shared_tmp_warning(command)
+    if warning:
+        out.write(f"  warning: {warning}\n")
     for name, value in sorted(extras.environment.items()):
         out.write(f"  carries {name}={value} into the service\n")
     if not dry:
@@ -85,7 +99,7 @@ def install(
 
 def icon_actions(manager: str) -> list[Action]:
     """keepd's icon in the user's hicolor theme, where Linux desktops look for `keepd`."""
-    if manager != "systemd":
+    if manager not in LINUX:
         return []
     return [
         Write(target, source.read_bytes(), binary=True)
@@ -95,7 +109,7 @@ def icon_actions(manager: str) -> list[Action]:
 
 def installed_icons(manager: str) -> list[Path]:
     """The icon files an install left in the user's theme."""
-    if manager != "systemd":
+    if manager not in LINUX:
         return []
     return [target for _, target in theme_files(data_dir().parent) if target.is_file()]
 
@@ -125,9 +139,18 @@ def _report_ready(manager: Manager, out: TextIO) -> int:
         return ServiceError.exit_code
     state = manager.status()
     pid = f", pid {state.pid}" if state.pid else ""
-    out.write(f"keepd {answer.get('version', '?')} is running{pid}; it starts at every login.\n")
+    out.write(f"keepd {answer.get('version', '?')} is running{pid}; {_at_login(manager.name)}\n")
     out.write("Check the desktop with `keepd doctor`; remove with `keepd service uninstall`.\n")
     return 0
+
+
+def _at_login(manager: str) -> str:
+    if manager == "autostart":
+        return (
+            f"a desktop that reads {autostart_dir()} starts it at every login (elsewhere run "
+            "`keepd run` under your session's own supervisor: docs/service.md)."
+        )
+    return "it starts at every login."
 
 
 def wait_ready(seconds: float, path: Path | None = None) -> dict[str, Any] | None:
@@ -212,4 +235,6 @@ def _name_data(out: TextIO) -> None:
         out.write("keepd's data stays where it is (delete it yourself if you want it gone):\n")
         for label, path in kept:
             out.write(f"  {label}: {path}\n")
-    out.write("To remove the program: `pipx uninstall keepd` or `uv tool uninstall keepd`.\n")
+    from keepd.login.advice import uninstall_keepd
+
+    out.write(f"To remove the program: `{uninstall_keepd()}`.\n")

@@ -19,6 +19,7 @@ from keepd.login.checks import (
     check_inotify,
     check_mcp,
     check_notes,
+    check_reader,
     check_recall,
     check_roots,
     check_session_format,
@@ -41,6 +42,7 @@ def run_checks(*, notify: bool = False) -> list[Check]:
     checks.append(_safe("session format", check_session_format))
     checks.append(_safe("notes", check_notes))
     checks += [_safe("recall store", check_recall), _safe("mcp", check_mcp)]
+    checks.append(_safe("reader", check_reader))
     service, state = _service()
     checks += [service, _safe("command", lambda: check_command(state))]
     socket = _safe("socket", check_socket)

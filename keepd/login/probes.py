@@ -100,33 +100,53 @@ def check_test_notice() -> Check:
     return Check("test notice", FAIL, f"not shown: {sender.describe()}", NO_SERVER_FIX)
 
 
-def check_service() -> tuple[Check, Any]:
-    """The login service's state, as its manager reports it."""
+def check_service(manager: Any = None) -> tuple[Check, Any]:
+    """The login service's state, as its manager (this platform's by default) reports it."""
     from keepd.login.actions import Runner
     from keepd.login.control import make_manager, platform_manager
 
     try:
-        manager = make_manager(platform_manager(), Runner())
+        manager = manager or make_manager(platform_manager(), Runner())
     except KeepdError as error:
         return Check("service", SKIP, error.message), None
     state = manager.status()
+    return _judged(manager.name, state), state
+
+
+def _judged(name: str, state: Any) -> Check:
     data = state.to_dict()
-    install = "keepd service install"
+    install = "`keepd service install`"
     if not state.reachable:
         summary = f"{state.state}: {state.detail}"
-        fix = "log in with a systemd user session, or run `keepd run` from your session's autostart"
-        return Check("service", FAIL, summary, fix, data), state
+        fix = (
+            "log in with a systemd user session, or `keepd service install --manager autostart` "
+            "(an XDG autostart entry), or run `keepd run` under your session's own supervisor"
+        )
+        return Check("service", FAIL, summary, fix, data)
     if not state.installed:
-        return Check("service", FAIL, f"not installed in {manager.name}", install, data), state
-    summary = f"{manager.name}: {state.state}" + (f", pid {state.pid}" if state.pid else "")
+        return Check("service", FAIL, f"not installed in {name}", install, data)
+    summary = f"{name}: {state.state}" + (f", pid {state.pid}" if state.pid else "")
     summary += f"; {state.detail}" if state.detail else ""
     if not state.running:
         fix = "see `keepd service logs`; then `keepd service install` again"
-        return Check("service", FAIL, summary, fix, data), state
+        return Check("service", FAIL, summary, fix, data)
     if not state.enabled:
-        fix = "keepd service install (to start it at login)"
-        return Check("service", WARN, summary + "; not started at login", fix, data), state
-    return Check("service", OK, summary, data=data), state
+        fix = "`keepd service install` (to start it at login)"
+        return Check("service", WARN, summary + "; not started at login", fix, data)
+    twice = _autostart_beside(name)
+    if twice is not None:
+        summary += f"; {twice} also starts keepd at login (the second daemon exits at once)"
+        fix = "`keepd service uninstall --manager autostart` (keep one login path)"
+        return Check("service", WARN, summary, fix, data)
+    return Check("service", OK, summary, data=data)
+
+
+def _autostart_beside(manager: str) -> Path | None:
+    """keepd's XDG autostart entry where another manager runs keepd at login."""
+    from keepd.login.autostart import desktop_path
+
+    path = desktop_path()
+    return path if manager != "autostart" and path.exists() else None
 
 
 def check_command(state: Any) -> Check:
@@ -142,11 +162,18 @@ def check_command(state: Any) -> Check:
     data["service"] = installed
     if not Path(installed[0]).exists():
         summary = f"the service runs {installed[0]}, which no longer exists"
-        return Check("command", FAIL, summary, "keepd service install", data)
+        return Check("command", FAIL, summary, "`keepd service install`", data)
+    from keepd.login.advice import install_keepd
+    from keepd.login.command import Command, shared_tmp_warning
+
+    warning = shared_tmp_warning(Command(tuple(installed), "installed"))
+    if warning is not None:
+        fix = f"install keepd outside /tmp ({install_keepd()}), then its `keepd service install`"
+        return Check("command", WARN, f"the service runs {installed[0]}: {warning}", fix, data)
     if installed[: len(here.argv)] == list(here.argv):
         return Check("command", OK, f"the service runs {' '.join(here.argv)}", data=data)
     summary = f"the service runs {' '.join(installed)}, not this keepd ({' '.join(here.argv)})"
-    fix = "keepd service install (to run this one), or ignore if intended"
+    fix = "`keepd service install` (to run this one), or ignore if intended"
     return Check("command", WARN, summary, fix, data)
 
 
@@ -160,7 +187,7 @@ def check_socket() -> Check:
     try:
         reply = Client(timeout=3.0).call("ping")
     except DaemonUnavailableError as error:
-        fix = "keepd service install, or `systemctl --user start keepd` if it is installed"
+        fix = "`keepd service install`, or `systemctl --user start keepd` if it is installed"
         summary = f"no daemon answers: {error.message}"
         return Check("socket", FAIL, summary, fix, {"path": str(path)})
     except KeepdError as error:

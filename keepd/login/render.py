@@ -17,10 +17,11 @@ from pathlib import Path
 from typing import Any
 
 from keepd.errors import ServiceError
-from keepd.login.command import Command
+from keepd.login.command import Command, hidden_path
 from keepd.paths import log_file, service_writable
 
 SERVICE = "keepd.service"
+DESKTOP = "keepd.desktop"
 SOCKET = "keepd.socket"
 LABEL = "org.keepd.daemon"
 PLIST = LABEL + ".plist"
@@ -38,7 +39,11 @@ XDG_DEFAULTS = {
 }
 LAUNCHD_PATH = ("/usr/local/bin", "/opt/homebrew/bin", "/usr/bin", "/bin", "/usr/sbin", "/sbin")
 PRIVATE_NETWORK = "PrivateNetwork=yes\n"
+PRIVATE_TMP = "PrivateTmp=yes\n"
+SHARED_TMP = "# /tmp shared (read-only): keepd itself is there (--command).\nPrivateTmp=no\n"
 _UNSAFE = re.compile(r"[\s\"'\\;]")
+# What an Exec= argument of a desktop entry must be quoted for (the spec's reserved characters).
+_RESERVED = re.compile(r"[\s\"'\\><~|&;$*?#()`]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,7 +123,43 @@ def render_service(command: Command, extras: Extras) -> str:
     text = _lines(text, "@READ_WRITE_PATHS@", writable)
     if extras.abstract_bus:  # a network namespace of its own would hide the bus
         text = text.replace(PRIVATE_NETWORK, "# PrivateNetwork= left out: the bus is abstract\n")
+    if hidden_path(command) is not None:  # a private /tmp would hide keepd itself
+        text = text.replace(PRIVATE_TMP, SHARED_TMP)
     return _filled(text, SERVICE)
+
+
+def desktop_quote(word: str) -> str:
+    """One argument of a desktop entry's `Exec=`: quoted when it holds a reserved character,
+    `"`, `` ` ``, `$` and `\\` escaped inside the quotes, `%` doubled, and every backslash
+    doubled again by the string escaping the spec applies first.
+
+    >>> desktop_quote("/opt/keepd/bin/keepd"), desktop_quote("/my tools/100%")
+    ('/opt/keepd/bin/keepd', '"/my tools/100%%"')
+    >>> print(desktop_quote('/a"b$c'))
+    "/a\\\\"b\\\\$c"
+    """
+    word = word.replace("%", "%%")
+    if word and not _RESERVED.search(word):
+        return word
+    inner = re.sub(r'(["`$\\])', r"\\\1", word)
+    return '"' + inner.replace("\\", "\\\\") + '"'
+
+
+def desktop_exec(command: Command, extras: Extras) -> list[str]:
+    """The argv a desktop entry runs: `env` with the carried variables (a desktop session
+    does not read the shell's), the command, `run`, and its log file in this machine's log
+    folder (none in a package's generic entry: the session keeps its stderr)."""
+    carried = [f"{name}={value}" for name, value in sorted(extras.environment.items())]
+    prefix = ["env", *carried] if carried else []
+    if extras.log_dir is None:
+        return [*prefix, *command.argv, "run"]
+    return [*prefix, *command.argv, "run", "--log-file", str(extras.log_dir / log_file().name)]
+
+
+def render_desktop(command: Command, extras: Extras) -> str:
+    """keepd.desktop, the XDG autostart entry, for `command`."""
+    words = " ".join(desktop_quote(word) for word in desktop_exec(command, extras))
+    return _filled(template(DESKTOP).replace("@EXEC@", words), DESKTOP)
 
 
 def render_socket() -> str:

@@ -28,6 +28,12 @@ MAX_CACHE_BYTES = 1 << 16
 THRESHOLD, URGENT = 0.60, 0.80  # the defaults of notify.threshold and notify.urgent
 _ID_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
 _WHITESPACE = " \t\n\r"
+# A compact boundary's own bytes, as Claude Code and `keepd cut` write it (`keepd.core.skim`'s
+# needle): inside any JSON string its quotes would be escaped, so a prompt that quotes one
+# does not match.
+BOUNDARY = b'"subtype":"compact_boundary"'
+SCAN_BYTES = 1 << 20  # read at a time when looking for a boundary written since a glance
+MAX_SCAN_BYTES = 16 << 20  # a daemon further behind than this: only the newest bytes are read
 
 # Every field of a glance and the types it may have; `checked` drops anything else.
 KINDS: dict[str, tuple[type, ...]] = {
@@ -226,6 +232,39 @@ def read_line(sock: _socket.socket, deadline: float, limit: int) -> bytes:
         parts.append(chunk)
         size += len(chunk)
     raise ProtocolError("too_large", "the daemon's reply is too large")
+
+
+def boundary_since(path: str, offset: int) -> bool:
+    """Whether the transcript at `path` changed under a glance of its first `offset` bytes in
+    a way that makes its pick wrong: a compaction (a compact boundary) written after them, as
+    Claude Code's "Summarize up to here", `/compact` and `keepd cut` append, or a file shorter
+    than what was read (replaced, as `keepd undo` does). False when it cannot be read.
+
+    >>> import os, tempfile
+    >>> handle, name = tempfile.mkstemp()
+    >>> _ = os.write(handle, b'{"type":"user"}\\n' + BOUNDARY + b'\\n'); os.close(handle)
+    >>> boundary_since(name, 0), boundary_since(name, 16), boundary_since(name, 45)
+    (True, True, False)
+    >>> boundary_since(name, 10_000), boundary_since(name + ".gone", 0)
+    (True, False)
+    >>> os.remove(name)
+    """
+    try:
+        with open(path, "rb") as handle:  # noqa: PTH123 - no pathlib here
+            size = os.fstat(handle.fileno()).st_size
+            if size < offset:
+                return True
+            handle.seek(max(offset, size - MAX_SCAN_BYTES))
+            tail = b""
+            while True:
+                block = handle.read(SCAN_BYTES)
+                if not block:
+                    return False
+                if BOUNDARY in tail + block[: len(BOUNDARY)] or BOUNDARY in block:
+                    return True
+                tail = block[-len(BOUNDARY) :]
+    except (OSError, ValueError):
+        return False
 
 
 def runtime_folder() -> str:

@@ -62,7 +62,7 @@ class Local:
             paused_until=memory.paused_until if memory.is_paused(self.now) else None,
             watcher=None,
             notifier=None,
-            notices_sent=sum(len(keys) for keys in memory.notified.values()),
+            notices_sent=memory.sent(),
             notices_pending=0,
             socket=str(socket_path()),
             config=str(config_file()),

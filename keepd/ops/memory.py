@@ -37,6 +37,17 @@ class Memory:
     def was_notified(self, session_id: str, key: str) -> bool:
         return key in self.notified.get(session_id, ())
 
+    def sent(self) -> int:
+        """How many notices were sent, by this daemon and every one before it (the count
+        `keepd status` shows, with a daemon running or without one).
+
+        >>> memory = Memory()
+        >>> memory.remember("s1", "break:a"); memory.remember("s2", "urgent:b")
+        >>> memory.sent()
+        2
+        """
+        return sum(len(keys) for keys in self.notified.values())
+
     def remember(self, session_id: str, key: str) -> None:
         keys = self.notified.setdefault(session_id, [])
         if key not in keys:

@@ -17,10 +17,12 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True, slots=True)
 class ReportResult:
-    """An analysis and whether it is of the bundled example."""
+    """An analysis, whether it is of the bundled example, and the folder keepd ran in when it
+    chose another project's session because that folder's project has none (else None)."""
 
     analysis: Analysis
     example: bool
+    elsewhere: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,13 +48,50 @@ class Operations:
         example: bool = False,
         window: int | None = None,
         cwd: Path | None = None,
+        ask_claude: bool = False,
     ) -> ReportResult:
-        """The analysis of the named session (or the newest, or the example)."""
+        """The analysis of the named session (or the newest, or the example); with
+        `ask_claude`, the reader's answer merged in (your own `claude -p`, ops/reader.py)."""
         from keepd.api import analyse_file
         from keepd.system.discover import resolve
 
         found = resolve(name, cwd=cwd, example=example)
-        return ReportResult(analyse_file(found.path, whole=whole, window=window), found.example)
+        if ask_claude:
+            analysis = self.ask(str(found.path), whole=whole, window=window)
+        else:
+            analysis = analyse_file(found.path, whole=whole, window=window)
+        elsewhere = None
+        if name is None and not found.example:
+            elsewhere = _elsewhere(found.path, cwd or Path.cwd())
+        return ReportResult(analysis, found.example, elsewhere)
+
+    def ask_request(
+        self, name: str | None, *, whole: bool = False, window: int | None = None
+    ) -> str:
+        """The exact request the reader would send `claude -p` about the named session."""
+        from keepd.ops.reader import read_for_reader
+        from keepd.system.discover import resolve
+
+        return read_for_reader(resolve(name).path, whole=whole, window=window).request
+
+    def ask(
+        self,
+        name: str | None,
+        *,
+        answer: Path | None = None,
+        whole: bool = False,
+        window: int | None = None,
+    ) -> Analysis:
+        """The analysis with the reader's answer: a recorded `answer` file, the cache, or your
+        own `claude -p` (asked at most once per session and prompt count)."""
+        from keepd.config import load_config
+        from keepd.ops.reader import read_for_reader, with_reader
+        from keepd.paths import reader_dir
+        from keepd.system.discover import resolve
+
+        read = read_for_reader(resolve(name).path, whole=whole, window=window)
+        config = load_config(self.config_path).reader
+        return with_reader(read, config, answer_file=answer, cache=reader_dir())
 
     def note(
         self,
@@ -193,6 +232,13 @@ class Operations:
         from keepd.ops.cuts import undo_cut
 
         return undo_cut(_writable(name), force=force)
+
+
+def _elsewhere(path: Path, cwd: Path) -> str | None:
+    """`cwd` when the session file keepd chose is not in the folder of cwd's project."""
+    from keepd.paths import slug_matches
+
+    return None if slug_matches(path.parent.name, cwd) else str(cwd)
 
 
 def _writable(name: str) -> Path:

@@ -8,6 +8,7 @@ from keepd.core.analysis import Analysis, Stop
 from keepd.core.steps import ROW_CHARS, instruction, presses
 from keepd.report.chart import LABEL, chart_lines, columns
 from keepd.report.legend import mark, marks_key
+from keepd.report.numbers import plural, tokens_text
 
 MAX_ROWS = 8
 CURVE_TITLE = "how well the rest stands on its own (higher: safer)"
@@ -33,11 +34,16 @@ class Style:
         return f"\033[{code}m{text}\033[0m" if self.color else text
 
 
-def render(analysis: Analysis, style: Style, *, example: bool = False) -> str:
-    """The whole report as text."""
+def render(
+    analysis: Analysis, style: Style, *, example: bool = False, elsewhere: str | None = None
+) -> str:
+    """The whole report as text; `elsewhere` is the folder whose project has no sessions when
+    keepd showed another project's newest session instead."""
     lines = _header(analysis, style)
     if example:
         lines.append("  (keepd's example session: no Claude Code sessions here)")
+    elif elsewhere is not None:
+        lines += wrap(elsewhere_note(elsewhere).split(" "), " ", style.width, "  ")
     if analysis.sidechain_only:
         lines.append("  (a sub-agent transcript: the picker lists none of its messages)")
     if not analysis.stops:
@@ -57,18 +63,40 @@ def render(analysis: Analysis, style: Style, *, example: bool = False) -> str:
 
 def _header(analysis: Analysis, style: Style) -> list[str]:
     sid = (analysis.session_id or "?")[:8]
-    parts = [
-        f"session {sid}",
-        f"{analysis.messages} messages",
-        f"{analysis.stop_count} places to stop",
+    parts = [f"session {sid}"]
+    if analysis.project:
+        parts.append(f"project {project_name(analysis.project)}")
+    parts += [
+        plural(analysis.messages, "message"),
+        plural(analysis.stop_count, "place to stop", "places to stop"),
     ]
     share = analysis.context.get("share")
     if share is not None:
-        window = analysis.context["window"] // 1000
-        parts.append(f"context {share:.0%} of {window}k")
+        parts.append(f"context {share:.0%} of {tokens_text(analysis.context['window'])}")
     if analysis.scope == "whole":
         parts.append("whole history")
     return wrap(parts, " · ", style.width, "  ")
+
+
+def project_name(project: str) -> str:
+    """A project as a person names it: its folder's name.
+
+    >>> project_name("/home/dev/invoicer"), project_name("/")
+    ('invoicer', '/')
+    """
+    return project.rstrip("/").rsplit("/", 1)[-1] or project
+
+
+def elsewhere_note(folder: str) -> str:
+    """Said under the header when the session shown is not of the folder keepd runs in.
+
+    >>> elsewhere_note("/tmp/x")
+    "(not this folder's project: /tmp/x has no sessions; this is the newest of another project)"
+    """
+    return (
+        f"(not this folder's project: {folder} has no sessions; "
+        "this is the newest of another project)"
+    )
 
 
 def wrap(parts: list[str], joint: str, width: int, indent: str) -> list[str]:

@@ -53,13 +53,13 @@ def test_ambiguous_prefix_exit_6(
     private_home: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     root = private_home / ".claude"
-    _install(root, "/w/a", "abc11111-0000", example_session())
-    _install(root, "/w/b", "abc22222-0000", example_session())
-    assert main(["report", "abc"]) == 6
+    _install(root, "/w/a", "abcd1111-0000", example_session())
+    _install(root, "/w/b", "abcd2222-0000", example_session())
+    assert main(["report", "abcd"]) == 6
     assert "ambiguous" in capsys.readouterr().err
-    assert main(["report", "abc1", "--json"]) == 0
-    assert orjson.loads(capsys.readouterr().out)["path"].endswith("abc11111-0000.jsonl")
-    assert main(["report", "zzz"]) == 3
+    assert main(["report", "abcd1", "--json"]) == 0
+    assert orjson.loads(capsys.readouterr().out)["path"].endswith("abcd1111-0000.jsonl")
+    assert main(["report", "zzzz"]) == 3
 
 
 def test_newest_session_of_this_project_is_the_default(

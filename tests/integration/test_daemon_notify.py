@@ -292,6 +292,34 @@ def test_a_restarted_bus_gets_the_next_notice(tmp_path: Path, bus: PrivateBus) -
             server.close()
 
 
+def test_the_sent_count_survives_a_restart(tmp_path: Path, bus: PrivateBus) -> None:
+    """Two notices sent, the daemon restarted: `keepd status` still says two were sent (it
+    said "0 sent" while remembering both), and neither notice goes out again."""
+    tree = make_tree(tmp_path)
+    tree.env["DBUS_SESSION_BUS_ADDRESS"] = bus.address
+    server = StandIn(bus, tmp_path / "calls.jsonl")
+    first, second = tree.session(), tree.session("5ec0nd00-0000-4000-8000-000000000000")
+    try:
+        with running(tree) as daemon:
+            for path in (first, second):
+                append(path, b"".join(example_lines()))
+            wait_until(lambda: len(server.calls()) == 2)
+            assert daemon.call("status")["notices_sent"] == 2
+        with running(tree) as daemon:
+            for path in (first, second):
+                assert_nothing_lost(daemon, path)
+            assert daemon.call("status")["notices_sent"] == 2
+            shown = run_cli(tree, "status")
+            assert shown.returncode == 0, shown.stderr
+            assert "  notices: 2 sent, 0 waiting" in shown.stdout.decode().splitlines()
+            time.sleep(0.6)
+            assert len(server.calls()) == 2, "notified again after a restart"
+        stopped = run_cli(tree, "status", "--json")  # no daemon: the same count, from the file
+        assert orjson.loads(stopped.stdout)["notices_sent"] == 2
+    finally:
+        server.close()
+
+
 def test_no_notice_while_the_session_streams(tmp_path: Path, bus: PrivateBus) -> None:
     tree = make_tree(tmp_path, notify={"debounce_seconds": 1.0})
     tree.env["DBUS_SESSION_BUS_ADDRESS"] = bus.address

@@ -53,14 +53,24 @@ def test_a_window_that_is_no_window_is_a_usage_error(window: str) -> None:
 def test_a_real_window_is_taken() -> None:
     done = keepd("report", "--example", "--window", "1_000_000")
     assert done.returncode == 0, done.stderr
-    assert "of 1000k" in done.stdout
+    assert "of 1M" in done.stdout and "1000k" not in done.stdout
 
 
-@pytest.mark.parametrize("width", ["-5", "3"])
-def test_a_tiny_width_still_gives_a_readable_report(width: str) -> None:
-    done = keepd("report", "--example", "--width", width)
+@pytest.mark.parametrize("command", ["report", "show"])
+@pytest.mark.parametrize("width", ["-5", "0", "3", "39", "wide"])
+def test_a_width_under_40_is_a_one_line_usage_error(command: str, width: str) -> None:
+    done = keepd(
+        command, *(["--example"] if command == "report" else ["2bcaea32"]), "--width", width
+    )
+    assert done.returncode == 2, done.stderr
+    assert done.stdout == "" and done.stderr.count("\n") == 1
+    assert done.stderr.startswith(f"keepd {command}: argument --width: ")
+
+
+def test_a_width_of_40_is_taken() -> None:
+    done = keepd("report", "--example", "--width", "40")
     assert done.returncode == 0, done.stderr
-    assert "  session 2bcaea32 · 319 messages" in done.stdout  # 40 columns at least
+    assert "session 2bcaea32" in done.stdout and "project invoicer" in done.stdout
 
 
 @pytest.mark.parametrize("dry", [True, False])
@@ -121,9 +131,9 @@ def test_a_folder_without_sessions_is_named_a_folder(tmp_path: Path) -> None:
 
 def test_verbose_is_taken_after_the_command_too() -> None:
     parser = _parser()
-    assert parser.parse_args(["report", "--verbose", "x"]).verbose is True
-    assert parser.parse_args(["-v", "report", "x"]).verbose is True
-    assert parser.parse_args(["report", "x"]).verbose is False
+    assert parser.parse_args(["report", "--verbose", "x.jsonl"]).verbose is True
+    assert parser.parse_args(["-v", "report", "x.jsonl"]).verbose is True
+    assert parser.parse_args(["report", "x.jsonl"]).verbose is False
     assert parser.parse_args(["service", "status", "-v"]).verbose is True
     done = keepd("report", "--verbose", "no-such-session")
     assert done.returncode == 7 and "no sessions" in done.stderr  # not a usage error
@@ -144,7 +154,7 @@ def test_the_hook_answers_help() -> None:
 
 def test_help_shows_the_defaults() -> None:
     prune = keepd("prune", "--help").stdout
-    assert "recent turns (default: 3)" in prune and "(default: 6)" in prune
+    assert "the newest turns kept (default: 3)" in prune and "(default: 6)" in prune
     assert "default: until unmuted" in keepd("mute", "--help").stdout
     assert "default: until resumed" in keepd("pause", "--help").stdout
     assert "ever" not in keepd("mute", "--help").stdout

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -29,6 +31,7 @@ from tests.integration.user_systemd import (
     pipx_like_keepd,
     unavailable,
     user_manager,
+    venv_keepd,
 )
 
 WHY = unavailable()
@@ -103,6 +106,36 @@ def test_install_start_query_restart_uninstall(manager: UserManager) -> None:
     notes = list((manager.home / ".local" / "share" / "keepd" / "notes").iterdir())
     assert [note.name[: len(EXAMPLE_ID)] for note in notes] == [EXAMPLE_ID]  # the user's data stays
     assert "not installed" in keepd(manager, "service", "uninstall").stdout
+
+
+def test_a_keepd_under_tmp_runs_when_given_with_command(manager: UserManager) -> None:
+    """The advice of the refusal, followed under a real systemd: a keepd in a venv under /tmp
+    is refused when found by itself, and runs as the service once given with --command (its
+    unit shares /tmp, which a private /tmp would hide)."""
+    where = Path(tempfile.mkdtemp(prefix="keepd-venv-", dir="/tmp"))
+    try:
+        script, why = venv_keepd(manager, where / "venv")
+        if script is None:
+            pytest.skip(why)
+        refused = manager.run([str(script), "service", "install"])
+        advice = f"`{script} service install --command {script}`"
+        assert refused.returncode == 71 and advice in refused.stderr, refused.stderr
+        given = manager.run(advice.strip("`").split())
+        assert given.returncode == 0 and "is running" in given.stdout, given.stdout + given.stderr
+        assert "stops working if /tmp is emptied" in given.stdout
+        unit = manager.home / ".config" / "systemd" / "user" / "keepd.service"
+        assert "PrivateTmp=no" in unit.read_text().splitlines()
+        pid = main_pid(manager)
+        client = Client(manager.runtime / "keepd" / "keepd.sock", timeout=30)
+        assert client.call("status")["pid"] == pid
+        doctor = manager.run([str(script), "doctor", "--json"])
+        checks = {item["name"]: item for item in json.loads(doctor.stdout)["checks"]}
+        assert checks["service"]["status"] == "ok", checks["service"]
+        assert checks["command"]["status"] == "warn" and "/tmp" in checks["command"]["summary"]
+        removed = manager.run([str(script), "service", "uninstall"])
+        assert removed.returncode == 0 and not unit.exists(), removed.stdout + removed.stderr
+    finally:
+        shutil.rmtree(where, ignore_errors=True)
 
 
 def _query(manager: UserManager, client: Client, pid: int) -> None:

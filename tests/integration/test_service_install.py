@@ -17,11 +17,15 @@ import pytest
 from keepd.errors import ServiceError
 from keepd.login import control
 from keepd.login.actions import Done, Runner
-from keepd.login.command import Command
+from keepd.login.autostart import Autostart, desktop_path
+from keepd.login.checks import OK, WARN
+from keepd.login.command import Command, resolve_command
 from keepd.login.launchd import Launchd
+from keepd.login.probes import check_command, check_service
 from keepd.login.render import Extras, machine_extras, render_service, systemd_quote
 from keepd.login.systemd import Systemd
-from keepd.paths import launch_agents_dir, notes_dir, systemd_user_dir
+from keepd.ops.client import Client
+from keepd.paths import launch_agents_dir, log_file, notes_dir, systemd_user_dir
 from tests.integration.daemon_kit import make_tree, running
 
 # Not this Python: a checkout under /tmp is refused (PrivateTmp= would hide it from the service).
@@ -239,3 +243,109 @@ def test_logs_come_from_the_journal_or_the_log_files() -> None:
     assert journal[-3:] == ["--lines", "20", "--follow"]
     files = Launchd(Recorder()).logs_argv(5, follow=False)
     assert files[:3] == ["tail", "-n", "5"] and files[-1].endswith("launchd.log")
+
+
+def test_autostart_install_starts_the_daemon_and_uninstall_stops_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where no systemd user manager answers: the XDG autostart entry (valid, as
+    desktop-file-validate reads it), the daemon started for this login and answering, a second
+    install that changes nothing, then an uninstall that stops it and leaves only the data."""
+    tree = make_tree(tmp_path, notify={"enabled": False})
+    for name in ("XDG_RUNTIME_DIR", "CLAUDE_CONFIG_DIR"):
+        monkeypatch.setenv(name, tree.env[name])
+    monkeypatch.setattr(control, "READY_SECONDS", 30.0)  # a real daemon starts here
+    pid = None
+    command = resolve_command(str(Path(sys.executable).with_name("keepd")))
+    out = io.StringIO()
+    try:
+        code = control.install(
+            Autostart(Runner()), command, machine_extras(), out, socket=True, dry=False
+        )
+        assert code == 0, out.getvalue()
+        assert f"a desktop that reads {desktop_path().parent} starts it" in out.getvalue()
+        entry = desktop_path()
+        assert entry == Path(os.environ["XDG_CONFIG_HOME"]) / "autostart" / "keepd.desktop"
+        text = entry.read_text()
+        assert f"CLAUDE_CONFIG_DIR={tree.env['CLAUDE_CONFIG_DIR']}" in text  # carried
+        assert f"{command.program} run --log-file {log_file()}" in text
+        _validate(entry)
+        state = Autostart(Runner()).status()
+        pid = Client(timeout=5).call("status")["pid"]
+        assert state.running and state.enabled and state.pid == pid
+        assert state.command == [command.program]
+        _doctor_reports_it(pid, command)
+        assert "keepd daemon ready" in log_file().read_text()
+        again = io.StringIO()
+        control.install(
+            Autostart(Runner()), command, machine_extras(), again, socket=True, dry=False
+        )
+        assert f"unchanged {entry}" in again.getvalue() and "starting" not in again.getvalue()
+        assert Client(timeout=5).call("status")["pid"] == pid
+    finally:
+        gone = io.StringIO()
+        control.uninstall(Autostart(Runner()), gone, dry=False)
+    assert f"stopping the daemon, pid {pid}" in gone.getvalue()
+    assert not entry.exists() and control.wait_ready(0.0) is None
+    assert "the daemon's state" in gone.getvalue()
+    assert not Autostart(Runner()).status().installed
+
+
+def _doctor_reports_it(pid: int, command: Command) -> None:
+    """`keepd doctor` reads the entry: the service runs, this keepd; beside systemd, a
+    second login path is a warning."""
+    check, state = check_service(Autostart(Runner()))
+    assert check.status == OK and check.summary.startswith(f"autostart: running, pid {pid}")
+    assert check_command(state).status == OK
+    both, _ = check_service(Systemd(Recorder(active=True)))
+    assert both.status == WARN and str(desktop_path()) in both.summary
+
+
+def _validate(entry: Path) -> None:
+    """desktop-file-validate (Debian's desktop-file-utils) finds nothing to say, not even a
+    hint; skipped without it."""
+    if shutil.which("desktop-file-validate") is None:
+        pytest.skip("desktop-file-validate is not installed (desktop-file-utils)")
+    argv = ["desktop-file-validate", str(entry)]
+    done = subprocess.run(argv, capture_output=True, text=True, check=False)
+    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+    broken = entry.with_name("broken.desktop")
+    broken.write_text(entry.read_text().replace("Type=Application", "Type=Aplication"))
+    argv = ["desktop-file-validate", str(broken)]
+    done = subprocess.run(argv, capture_output=True, text=True, check=False)
+    assert done.returncode != 0 and "Aplication" in done.stdout  # it does read the file
+    broken.unlink()
+
+
+def test_without_a_systemd_user_manager_the_login_path_is_autostart() -> None:
+    class NoManager(Recorder):
+        def __call__(self, argv: Sequence[str]) -> Done:
+            super().__call__(argv)
+            return Done(1, "", "Failed to connect to bus: No medium found")
+
+    assert control.platform_manager("linux", NoManager()) == "autostart"
+    assert control.platform_manager("linux", Recorder()) == "systemd"
+    assert control.platform_manager("darwin", NoManager()) == "launchd"
+    assert isinstance(control.make_manager(None, NoManager()), Autostart)
+
+
+def test_the_advice_for_a_keepd_under_tmp_works(tmp_path: Path) -> None:
+    """A keepd under /tmp found by itself is refused with advice to give it with --command;
+    given so, the install goes through and its unit shares /tmp (PrivateTmp= would hide it)."""
+    if not tmp_path.is_relative_to("/tmp"):
+        pytest.skip("tmp_path is not under /tmp")
+    script = tmp_path / "venv" / "bin" / "keepd"
+    script.parent.mkdir(parents=True)
+    script.write_text(f"#!{sys.executable}\n")
+    script.chmod(0o755)
+    found = Command((str(script),), "the keepd command being run")
+    with pytest.raises(ServiceError) as refused:
+        control.install(Systemd(Recorder()), found, Extras(), io.StringIO(), socket=True, dry=False)
+    advice = f"`{script} service install --command {script}`"
+    assert advice in refused.value.message
+    given = resolve_command(advice.strip("`").split("--command ")[1])
+    out = io.StringIO()
+    control.install(Systemd(Recorder()), given, Extras(), out, socket=True, dry=False)
+    assert "warning: " in out.getvalue() and "stops working if /tmp is emptied" in out.getvalue()
+    unit = (systemd_user_dir() / "keepd.service").read_text().splitlines()
+    assert f"ExecStart={script} run" in unit and "PrivateTmp=no" in unit

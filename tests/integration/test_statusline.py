@@ -25,6 +25,7 @@ from tests.integration.daemon_kit import (
     append,
     example_lines,
     make_tree,
+    run_cli,
     running,
     wait_until,
 )
@@ -109,6 +110,37 @@ def test_answers_from_the_running_daemon_then_from_its_cache(tmp_path: Path) -> 
     assert line_of(tree, claude_json(path), "--plain") == expected(entry, share)
     append(path, example_lines()[-1])
     assert line_of(tree, claude_json(path), "--plain") == expected(entry, share)[:-1] + " · old\n"
+
+
+def test_a_cut_the_daemon_has_not_analysed_yet_is_said_not_the_old_pick(tmp_path: Path) -> None:
+    """Claude Code repaints the status line right after "Summarize up to here", before the
+    daemon has analysed the new boundary, and then not until a key is pressed: the old pick
+    (now a kept prompt) must not stand there. The daemon analyses 6 s after a write here (it
+    gathers writes that long, and waits as long for quiet before it would notify), so it is
+    still behind when the line is drawn (checked before and after), and then catches up."""
+    notify = {"enabled": False, "debounce_seconds": 6.0}
+    tree = make_tree(tmp_path, notify=notify, watch={"analyse_seconds": 6.0})
+    path = _session(tree)
+    ask = {"session_id": EXAMPLE_ID, "path": str(path)}
+    with running(tree) as daemon:
+        entry = daemon.settled(path, timeout=40)
+        share = f"{entry['context']['share']:.0%}"
+        assert line_of(tree, claude_json(path), "--plain") == expected(entry, share)
+        read = path.stat().st_size
+        cut = run_cli(tree, "cut", EXAMPLE_ID, "--pick", "--no-summary", "--force")
+        assert cut.returncode == 0, cut.stderr
+        assert path.stat().st_size > read
+        size = path.stat().st_size
+        wait_until(lambda: (daemon.entry(path) or {}).get("offset") == size)  # read, not yet
+        assert daemon.call("glance", ask)["offset"] == read  # analysed
+        line = line_of(tree, claude_json(path, used=9), "--plain")
+        assert daemon.call("glance", ask)["offset"] == read, "the daemon caught up too soon"
+        assert line == "keepd 9% · summarized · reading\n"
+        assert line_of(tree, claude_json(path), "--plain") == "keepd · summarized · reading\n"
+        after = daemon.settled(path, timeout=40)
+        line = line_of(tree, claude_json(path, used=9), "--plain")
+    assert after["analysed_offset"] > read and "summarized" not in line, line
+    assert line.startswith("keepd 9% · ")
 
 
 def test_the_daemons_glance_is_the_in_process_one(tmp_path: Path) -> None:

@@ -192,9 +192,25 @@ def pipx_like_keepd(manager: UserManager) -> tuple[Path | None, str]:
     with copies of this checkout's package and of the installed distributions it needs: the
     test's own Python and checkout may sit where that user or a service (PrivateTmp=) cannot
     see them, as pyenv's under /root or a clone under /tmp. Returns the link, or None and why."""
+    venv = manager.home / ".local" / "share" / "pipx" / "venvs" / "keepd"
+    script, why = venv_keepd(manager, venv)
+    if script is None:
+        return None, why
+    link = manager.home / ".local" / "bin" / "keepd"
+    link.parent.mkdir(parents=True)
+    link.symlink_to(script)
+    _own(manager.home / ".local", manager.uid)
+    tried = manager.run([str(link), "--version"])
+    if tried.returncode != 0:
+        return None, f"user {manager.uid} cannot run the copy: {tried.stderr.strip()[-200:]}"
+    return link, ""
+
+
+def venv_keepd(manager: UserManager, venv: Path) -> tuple[Path | None, str]:
+    """A venv at `venv` made from the system Python, holding copies of this checkout's package
+    and the distributions it needs, and its `keepd` script; or None and why."""
     if not SYSTEM_PYTHON.exists():
         return None, f"{SYSTEM_PYTHON} is not installed"
-    venv = manager.home / ".local" / "share" / "pipx" / "venvs" / "keepd"
     made = manager.run([str(SYSTEM_PYTHON), "-m", "venv", "--without-pip", str(venv)])
     if made.returncode != 0:
         return None, f"cannot make a venv: {made.stderr.strip()}"
@@ -209,14 +225,8 @@ def pipx_like_keepd(manager: UserManager) -> tuple[Path | None, str]:
         "from keepd.cli.main import main\nsys.exit(main())\n"
     )
     script.chmod(0o755)
-    link = manager.home / ".local" / "bin" / "keepd"
-    link.parent.mkdir(parents=True)
-    link.symlink_to(script)
-    _own(manager.home / ".local", manager.uid)
-    tried = manager.run([str(link), "--version"])
-    if tried.returncode != 0:
-        return None, f"user {manager.uid} cannot run the copy: {tried.stderr.strip()[-200:]}"
-    return link, ""
+    _own(venv, manager.uid)
+    return script, ""
 
 
 def _copy_runtime(site: Path) -> None:

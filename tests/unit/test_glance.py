@@ -14,9 +14,12 @@ from hypothesis import strategies as st
 from keepd.errors import ProtocolError, RemoteError, SessionNotFoundError
 from keepd.ops.glance import Glance, from_dict, from_summary
 from keepd.ops.glance_io import (
+    BOUNDARY,
     METHOD,
     REQUEST_ID,
+    SCAN_BYTES,
     VERSION,
+    boundary_since,
     cache_file,
     cache_folder,
     loads,
@@ -165,3 +168,19 @@ def test_prune_keeps_the_named_sessions(private_home: Path) -> None:
     assert prune_cached({"b2"}) == 2
     assert sorted(path.stem for path in Path(cache_folder()).glob("*.json")) == ["b2"]
     assert prune_cached(set()) == 1 and prune_cached(set()) == 0
+
+
+@pytest.mark.parametrize("before", [0, 1, SCAN_BYTES - len(BOUNDARY) // 2, SCAN_BYTES - 1])
+def test_a_boundary_across_two_blocks_read_is_found(tmp_path: Path, before: int) -> None:
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(b"x" * before + BOUNDARY + b"\n" + b"y" * 100)
+    assert boundary_since(str(path), 0)
+    assert not boundary_since(str(path), before + 1)  # read already: it began before
+    path.write_bytes(b"x" * before + BOUNDARY[:-1] + b"\n")
+    assert not boundary_since(str(path), 0)
+
+
+def test_the_boundary_is_the_one_skim_finds() -> None:
+    from keepd.core import skim
+
+    assert skim._NEEDLE == BOUNDARY

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import plistlib
 import re
+import shutil
 import sys
 from pathlib import Path
 
@@ -15,11 +16,14 @@ from keepd.errors import ServiceError
 from keepd.login import command as found
 from keepd.login.command import Command, command_problem, resolve_command
 from keepd.login.render import (
+    DESKTOP,
     PLIST,
     SERVICE,
     SOCKET,
     Extras,
+    desktop_quote,
     machine_extras,
+    render_desktop,
     render_plist,
     render_service,
     render_socket,
@@ -31,10 +35,10 @@ KEEPD = Command(("/opt/keepd/bin/keepd",), "test")
 
 
 def test_every_template_is_shipped_with_the_package() -> None:
-    for name in (SERVICE, SOCKET, PLIST):
+    for name in (SERVICE, SOCKET, PLIST, DESKTOP):
         assert template(name).strip()
     source = Path(__file__).resolve().parents[2] / "service"
-    for name in (SERVICE, SOCKET, PLIST):
+    for name in (SERVICE, SOCKET, PLIST, DESKTOP):
         assert (source / name).read_text() == template(name)
 
 
@@ -187,9 +191,56 @@ def test_problems_with_a_command(tmp_path: Path) -> None:
     assert command_problem(Command(("/bin/sh",), "test")) is None
     if not tmp_path.is_relative_to("/tmp"):
         pytest.skip("tmp_path is not under /tmp")
-    problem = command_problem(Command((str(_script(tmp_path / "bin")),), "test"))
-    assert problem is not None and "PrivateTmp" in problem
+    script = _script(tmp_path / "bin")
+    problem = command_problem(Command((str(script),), "the keepd command being run"))
+    assert problem is not None and "its /tmp is private" in problem
+    advice = f"`{script} service install --command {script}`"
+    assert advice in problem  # the advice, followed, is taken:
+    given = resolve_command(str(script))
+    assert command_problem(given) is None and found.shared_tmp_warning(given) is not None
     assert Path("/tmp") in found.HIDDEN
+
+
+def test_a_command_given_under_tmp_gets_a_unit_that_shares_tmp(tmp_path: Path) -> None:
+    """Under PrivateTmp=yes the service could not see a keepd in /tmp: the unit of such a
+    command (taken only with --command) shares /tmp; any other keeps its private /tmp."""
+    hidden = Command(("/tmp/venv/bin/keepd",), found.GIVEN)
+    lines = render_service(hidden, Extras()).splitlines()
+    assert "PrivateTmp=no" in lines and "PrivateTmp=yes" not in lines
+    assert "PrivateTmp=yes" in render_service(KEEPD, Extras()).splitlines()
+
+
+def test_a_link_or_an_interpreter_under_tmp_is_what_the_command_needs(
+    pytestconfig: pytest.Config,
+) -> None:
+    """A `~/.local/bin/keepd` outside /tmp can still need /tmp: a link into a venv there, or a
+    script whose `#!` names a venv's python there."""
+    cache = getattr(pytestconfig, "cache", None)  # None under -p no:cacheprovider
+    if cache is None:
+        pytest.skip("no pytest cache folder to make a folder outside /tmp in")
+    outside = cache.mkdir("outside-tmp")  # beside the checkout
+    if any(outside.is_relative_to(hidden) for hidden in found.HIDDEN):
+        pytest.skip("the checkout is under /tmp")
+    try:
+        venv = Path("/tmp") / f"keepd-venv-{os.getpid()}" / "bin"
+        python = _script(venv, "python")
+        script = venv / "keepd"
+        script.write_text(f"#!{python}\nimport keepd\n")
+        script.chmod(0o755)
+        link = outside / "keepd"
+        link.unlink(missing_ok=True)
+        link.symlink_to(script)
+        needed = found.needed_paths(Command((str(link),), "test"))
+        assert needed == [link, python, script]  # the link's `#!` line is the script's
+        assert found.hidden_path(Command((str(link),), "test")) == python
+        wrapper = outside / "keepd-wrapper"
+        wrapper.write_text(f"#!{python}\n")
+        wrapper.chmod(0o755)
+        assert found.hidden_path(Command((str(wrapper),), "test")) == python
+        assert found.hidden_path(Command(("/bin/sh",), "test")) is None
+    finally:
+        shutil.rmtree(outside, ignore_errors=True)
+        shutil.rmtree(Path("/tmp") / f"keepd-venv-{os.getpid()}", ignore_errors=True)
 
 
 def test_the_unit_keeps_its_own_network_unless_the_bus_is_abstract(
@@ -205,3 +256,44 @@ def test_the_unit_keeps_its_own_network_unless_the_bus_is_abstract(
     assert "PrivateNetwork=yes" not in lines
     assert "# PrivateNetwork= left out: the bus is abstract" in lines
     assert "IPAddressDeny=any" in lines  # Unix sockets are not IP: this one stays
+
+
+def _exec_words(value: str) -> list[str]:
+    """An `Exec=` value read back as the Desktop Entry spec says: the string escapes first
+    (`\\\\` is a backslash), then the quoting (inside quotes a backslash escapes `"`, `` ` ``,
+    `$` and itself), then `%%` is a percent sign."""
+    text = value.replace("\\\\", "\\")
+    words: list[str] = []
+    word, quoted, at = "", False, 0
+    while at < len(text):
+        char = text[at]
+        if quoted and char == "\\" and at + 1 < len(text) and text[at + 1] in '"`$\\':
+            word, at = word + text[at + 1], at + 2
+            continue
+        if char == '"':
+            quoted = not quoted
+        elif char == " " and not quoted:
+            words.append(word)
+            word = ""
+        else:
+            word += char
+        at += 1
+    return [part.replace("%%", "%") for part in [*words, word] if part]
+
+
+@pytest.mark.parametrize(
+    "program",
+    ["/opt/keepd/bin/keepd", "/opt/my tools/keepd", '/o/a"b$c`d\\e', "/o/100% sure/keepd"],
+)
+def test_the_autostart_entry_runs_the_command_with_its_log(program: str) -> None:
+    extras = Extras(environment={"CLAUDE_CONFIG_DIR": "/w/my claude"}, log_dir=Path("/h/log"))
+    text = render_desktop(Command((program,), "test"), extras)
+    lines = text.splitlines()
+    for line in ("[Desktop Entry]", "Type=Application", "Name=keepd", "NoDisplay=true"):
+        assert line in lines, line
+    value = next(line for line in lines if line.startswith("Exec=")).removeprefix("Exec=")
+    expected = ["env", "CLAUDE_CONFIG_DIR=/w/my claude", program, "run", "--log-file"]
+    assert _exec_words(value) == [*expected, "/h/log/keepd.log"]
+    bare = render_desktop(Command((program,), "test"), Extras())  # a package's: no log file
+    assert f"Exec={desktop_quote(program)} run" in bare.splitlines()
+    assert log_file().name == "keepd.log" and machine_extras().log_dir == log_file().parent

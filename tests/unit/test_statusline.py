@@ -79,6 +79,54 @@ def test_a_cached_glance_of_a_grown_transcript_is_marked_old(tmp_path: Path) -> 
     assert not _plain(status, PICKED, daemon=True).endswith("old")  # the daemon's own answer
 
 
+BOUNDARY_LINE = (
+    b'{"parentUuid":null,"logicalParentUuid":"a9","isSidechain":false,"type":"system",'
+    b'"subtype":"compact_boundary","content":"Conversation compacted","uuid":"b1"}\n'
+)  # the head of 2.1.332's line: its type is not first
+
+
+def test_a_compaction_written_since_the_glance_replaces_the_pick(tmp_path: Path) -> None:
+    """Right after "Summarize up to here" Claude Code repaints before the daemon has read the
+    boundary: the old pick would point at a kept prompt, so the line says what happened."""
+    transcript = tmp_path / "s1.jsonl"
+    transcript.write_bytes(b"x" * 9 + b"\n")  # the 10 bytes PICKED was made from
+    status = _status(transcript_path=str(transcript))
+    line = "keepd 25% · ●●● Esc Esc ↑20 · frees 54%"
+    assert _plain(status, PICKED) == line
+    with transcript.open("ab") as handle:  # a turn, quoting a boundary inside a string
+        handle.write(
+            b'{"type":"user","message":{"content":"\\"subtype\\":\\"compact_boundary\\""}}\n'
+        )
+    assert _plain(status, PICKED) == line
+    with transcript.open("ab") as handle:
+        handle.write(BOUNDARY_LINE + b'{"type":"user","isCompactSummary":true}\n')
+    assert _plain(status, PICKED) == "keepd · summarized · reading"
+    assert _plain(_status(transcript_path=str(transcript), used=0.12), PICKED) == (
+        "keepd 12% · summarized · reading"  # Claude Code's own figure, never the old tokens
+    )
+    assert _plain(status, PICKED, daemon=False, cached=True) == "keepd · summarized · no daemon"
+    read = _with(PICKED, offset=transcript.stat().st_size)  # the daemon has read the cut
+    assert _plain(status, read) == line
+    transcript.write_bytes(b"short")  # replaced by a shorter file (keepd undo)
+    assert _plain(status, PICKED) == "keepd · summarized · reading"
+    gone = _status(transcript_path=str(tmp_path / "gone.jsonl"))
+    assert _plain(gone, PICKED) == line
+
+
+def test_a_boundary_far_past_the_glance_is_found_in_the_newest_bytes(tmp_path: Path) -> None:
+    transcript = tmp_path / "s1.jsonl"
+    filler = b'{"type":"progress","data":"' + b"p" * 4000 + b'"}\n'
+    with transcript.open("wb") as handle:
+        for _ in range(5000):  # 20 MB the daemon has not read, then the boundary
+            handle.write(filler)
+        handle.write(BOUNDARY_LINE)
+    status = _status(transcript_path=str(transcript))
+    assert _plain(status, PICKED) == "keepd · summarized · reading"
+    assert _plain(_status(transcript_path=str(transcript)), _with(PICKED, offset=0)) == (
+        "keepd · summarized · reading"
+    )
+
+
 def test_colours_mark_the_share_against_the_daemons_thresholds() -> None:
     def colored(used: float, glance: Glance = PICKED) -> str:
         return render(_status(used=used), Found(glance, True), color=True)

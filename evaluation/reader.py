@@ -1,0 +1,164 @@
+"""Scores recorded reader answers (keepd's reader of meaning, core/reader.py) on labelled sessions.
+
+A recorded answer is `evaluation/data/reader/<sha256>.json`, written by `keepd ask SESSION
+--record REPLY --model MODEL` from a model's reply to exactly `keepd ask --print SESSION`; its
+name is the request's hash, so a changed request finds no answer and needs a new one. Each
+labelled session with an answer is scored twice, with the local grade alone and with the answer
+merged, on the issue's three figures: the pick within one stop of a reader's newest piece, the
+readers' agreed task switches with ●●● within one stop, and ●●● zones within one stop of a
+reader's boundary. The reader fits nothing, so leaving a project out changes nothing: each
+answer is scored as recorded. `python -m evaluation.reader [--held-out]`.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from evaluation.piece_gold import agreed, reader_tasks
+from keepd.config import ReaderConfig
+from keepd.core.analysis import Analysis
+from keepd.core.reader import request_sha256
+from keepd.ops.reader import read_for_reader, with_reader
+
+ANSWERS = Path(__file__).resolve().parent / "data" / "reader"
+CLEAR = "●●●"
+
+
+@dataclass(slots=True)
+class Tally:
+    """Counts of one side (local, or with the reader's answers) over the scored sessions."""
+
+    sessions: int = 0
+    pick_near: int = 0
+    switches: int = 0
+    switches_clear: int = 0
+    clear_zones: int = 0
+    clear_near: int = 0
+
+    def add(self, other: Tally) -> None:
+        for name in self.__slots__:
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+
+    def line(self) -> str:
+        return (
+            f"pick near a reader's newest {self.pick_near}/{self.sessions}, "
+            f"switches with ●●● {self.switches_clear}/{self.switches}, "
+            f"●●● near a boundary {self.clear_near}/{self.clear_zones}"
+        )
+
+
+@dataclass(slots=True)
+class Scores:
+    """Both sides, and the sessions left unscored (no answer recorded for today's request)."""
+
+    local: Tally = field(default_factory=Tally)
+    reader: Tally = field(default_factory=Tally)
+    unanswered: list[str] = field(default_factory=list)
+    models: set[str] = field(default_factory=set)
+
+
+def tally(analysis: Analysis, label: Mapping[str, Any]) -> Tally:
+    """The three figures of one analysis against one session's two readers."""
+    at = {stop.uuid: k for k, stop in enumerate(analysis.stops)}
+    readers = label.get("readers", {})
+    newest = [at.get(str((readers.get(r) or {}).get("newest", {}).get("uuid"))) for r in "ab"]
+    pick = at.get(analysis.pick or "")
+    near = pick is not None and any(k is not None and abs(pick - k) <= 1 for k in newest)
+    tasks = [[at[u] for _, u in marks if u in at] for marks in reader_tasks(label)]
+    switches = [max(pair) for pair in agreed(tasks[0], tasks[1])]
+    clear = [at[z.best] for z in analysis.zones if z.grade == CLEAR and z.best in at]
+    bounds = {
+        at[str(mark.get("uuid"))]
+        for r in "ab"
+        for mark in (readers.get(r) or {}).get("boundaries") or []
+        if str(mark.get("uuid")) in at
+    }
+    return Tally(
+        sessions=1,
+        pick_near=int(near),
+        switches=len(switches),
+        switches_clear=sum(1 for k in switches if any(abs(k - j) <= 1 for j in clear)),
+        clear_zones=len(clear),
+        clear_near=sum(1 for k in clear if any(abs(k - j) <= 1 for j in bounds)),
+    )
+
+
+def score(sessions: Path, labels: Mapping[str, Any], answers: Path = ANSWERS) -> Scores:
+    """Every labelled session with a recorded answer, scored without and with it."""
+    out = Scores()
+    for name, label in sorted(labels.items()):
+        path = sessions / name
+        if not path.is_file():
+            continue
+        read = read_for_reader(path, whole=True)  # the labels read the whole history
+        record = answers / f"{request_sha256(read.request)}.json"
+        if not record.is_file():
+            out.unanswered.append(name)
+            continue
+        merged = with_reader(read, ReaderConfig(), answer_file=record)
+        if merged.reader is not None and merged.reader.failure:
+            out.unanswered.append(name)
+            continue
+        out.local.add(tally(read.analysis, label))
+        out.reader.add(tally(merged, label))
+        out.models.add(_model(record))
+    return out
+
+
+def write_requests(sessions: Path, labels: Mapping[str, Any], folder: Path) -> int:
+    """Each labelled session's request as `folder/<sha256>.txt` (and `index.tsv`: hash, name),
+    for a model to answer with that text and nothing else."""
+    folder.mkdir(parents=True, exist_ok=True)
+    index = []
+    for name in sorted(labels):
+        if (sessions / name).is_file():
+            request = read_for_reader(sessions / name, whole=True).request
+            sha = request_sha256(request)
+            (folder / f"{sha}.txt").write_text(request, encoding="utf-8")
+            index.append(f"{sha}\t{name}\n")
+    (folder / "index.tsv").write_text("".join(index), encoding="utf-8")
+    return len(index)
+
+
+def _model(record: Path) -> str:
+    import json
+
+    return str(json.loads(record.read_text(encoding="utf-8")).get("model") or "unnamed")
+
+
+def main(argv: list[str] | None = None) -> int:
+    from evaluation.cases import shared_or_none, side_labels
+
+    parser = argparse.ArgumentParser(prog="python -m evaluation.reader", description=__doc__)
+    parser.add_argument("--shared", type=Path, help="the shared folder (default: found)")
+    parser.add_argument("--held-out", action="store_true", help="the held-out labels")
+    parser.add_argument(
+        "--requests", type=Path, metavar="DIR", help="write each request to DIR/<sha256>.txt"
+    )
+    args = parser.parse_args(argv)
+    shared = shared_or_none(args.shared, parser.prog)
+    if shared is None:
+        return 1
+    if args.requests is not None:
+        written = write_requests(
+            shared / "corpus" / "sessions", side_labels(shared, args.held_out), args.requests
+        )
+        print(f"{written} requests written to {args.requests}")
+        return 0
+    scores = score(shared / "corpus" / "sessions", side_labels(shared, args.held_out))
+    side = "held out" if args.held_out else "calibration"
+    print(
+        f"{side}: {scores.local.sessions} sessions with a recorded answer "
+        f"({', '.join(sorted(scores.models)) or 'none'}), {len(scores.unanswered)} without"
+    )
+    print(f"  local alone:      {scores.local.line()}")
+    print(f"  with the reader:  {scores.reader.line()}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
