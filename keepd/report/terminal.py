@@ -182,12 +182,13 @@ def shown_text(shown: int, total: int) -> str:
 
     >>> shown_text(3, 40)
     '3 of 40 places to stop shown · every one: keepd report --all'
-    >>> shown_text(1, 1)
-    ''
+    >>> shown_text(1, 1), shown_text(0, 1)
+    ('', '0 of 1 place to stop shown · every one: keepd report --all')
     """
     if shown >= total:
         return ""
-    return f"{shown} of {total} places to stop shown · every one: keepd report --all"
+    places = plural(total, "place to stop", "places to stop")
+    return f"{shown} of {places} shown · every one: keepd report --all"
 
 
 def trade_heading(count: int) -> str:

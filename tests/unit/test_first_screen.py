@@ -28,7 +28,7 @@ from keepd.report.note import render_note
 from keepd.report.terminal import ROWS_HEADING, Style, position, render, row_stops
 
 ROW = re.compile(r"^   [ →] (↑\d+)\s")
-SHOWN = re.compile(r"^  (\d+) of (\d+) places to stop shown")
+SHOWN = re.compile(r"^  (\d+) of (\d+) places? to stop shown")
 HEADER = re.compile(r"(\d+) places? to stop")
 # Claude Code's own tags around a prompt, and terminal escapes: a quote shows neither
 MARKUP = re.compile(
