@@ -8,6 +8,7 @@ from pathlib import Path
 
 from keepd.core.analysis import Analysis, analyse_state
 from keepd.core.grade import DEFAULT_TUNING, Tuning
+from keepd.core.limits import Setup
 from keepd.core.messages import DEFAULT_POLICY, Node, TextPolicy
 from keepd.core.session import SessionState, read_current
 from keepd.core.tree import Scope
@@ -23,12 +24,14 @@ def analyse_file(
     tuning: Tuning = DEFAULT_TUNING,
     policy: TextPolicy = DEFAULT_POLICY,
     window: int | None = None,
+    setup: Setup | None = None,
 ) -> Analysis:
-    """The analysis of the session file at `path` (the current context, or `whole` history)."""
+    """The analysis of the session file at `path` (the current context, or `whole` history);
+    `setup` says what decides its window outside the file (keepd.system.settings.setup_for)."""
     state = load_state(path, Scope.WHOLE if whole else Scope.CURRENT, policy=policy)
     if not state.tree.nodes or state.tree.leaf() is None:
         raise NotASessionError(str(path))
-    return analyse_state(state, path=str(path), tuning=tuning, window=window)
+    return analyse_state(state, path=str(path), tuning=tuning, window=window, setup=setup)
 
 
 def load_state(

@@ -32,7 +32,12 @@ class NotifyConfig:
 
     enabled: bool = _key(True, "send desktop notifications at all")
     threshold: float = _key(0.60, "context share of the window that arms the notice", 0.05, 1.0)
-    urgent: float = _key(0.80, "context share for the urgent notice (near auto-compact)", 0.05, 1.0)
+    urgent: float = _key(
+        0.80,
+        "share of the way to auto-compact for the urgent notice (of the window if off)",
+        0.05,
+        1.0,
+    )
     min_frees: float = _key(0.20, "the ●●● pick must free at least this share", 0.0, 1.0)
     debounce_seconds: float = _key(3.0, "quiet time after the last write before a notice", 0, 3600)
     snooze_minutes: float = _key(60.0, "how long “Not now” mutes a session", 0, 100000)
@@ -48,7 +53,7 @@ class WatchConfig:
     rescan_seconds: float = _key(60.0, "periodic rescan that catches missed events", 0.1, 86400)
     analyse_seconds: float = _key(0.1, "writes are gathered this long before analysing", 0, 60)
     polling: bool = _key(False, "poll instead of inotify/FSEvents (network file systems)")
-    window: int = _key(0, "context window in tokens (0: 200k, or 1M once usage proves it)", 0)
+    window: int = _key(0, "context window in tokens of every session (0: as Claude Code says)", 0)
 
 
 @dataclass(frozen=True, slots=True)

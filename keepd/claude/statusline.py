@@ -16,7 +16,7 @@ import select
 import sys
 import time
 
-from keepd.core.steps import keys
+from keepd.core.steps import keys, short
 from keepd.errors import DaemonUnavailableError, KeepdError
 from keepd.ops.glance_io import (
     THRESHOLD,
@@ -157,7 +157,13 @@ def parse_input(raw: bytes) -> StatusInput | None:
 def lookup(status: StatusInput, timeout: float = DAEMON_SECONDS) -> Found:
     """The daemon's glance, or the cached one where it has none yet or does not answer."""
     try:
-        glance = ask_daemon(status.session_id, status.transcript_path, timeout=timeout)
+        glance = ask_daemon(
+            status.session_id,
+            status.transcript_path,
+            timeout=timeout,
+            window=status.window,
+            share=status.used,
+        )
     except DaemonUnavailableError:
         return Found(read_cached(status.session_id), daemon=False, cached=True)
     except KeepdError:  # busy, or a reply this version cannot read
@@ -211,10 +217,11 @@ def _detail(paint: _Paint, status: StatusInput, found: Found) -> list[str]:
     if below is None:
         return [paint(DIM, "nothing to do yet")]
     grade = _text(glance, "grade") or NO_BREAK
-    parts = [f"{paint(GRADE_COLORS.get(grade, ''), grade)} {paint(BOLD, keys(below))}"]
-    frees = _float(glance, "frees")
-    if frees is not None:
-        parts.append(f"frees {frees:.0%}")
+    steps = keys(below, glance.get("code_changed") is True)
+    parts = [f"{paint(GRADE_COLORS.get(grade, ''), grade)} {paint(BOLD, steps)}"]
+    frees, after = _float(glance, "frees"), _int(glance, "after")
+    if frees is not None or after is not None:
+        parts.append(short(after, frees))
     if found.cached and _stale(status, glance):
         parts.append(paint(DIM, "old"))
     return parts

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from keepd.cli.options import MIN_WIDTH, session_argument, width_option
-from keepd.core.steps import keys
+from keepd.core.steps import keys, short
 
 if TYPE_CHECKING:
     from keepd.ops.operations import Operations
@@ -140,7 +140,8 @@ def session_line(item: dict[str, Any]) -> str:
     pick = "no stop yet"
     if item.get("below") is not None:
         grade = item.get("grade") or "trade"
-        pick = f"{grade} {keys(item['below'])} frees {item['frees']:.0%}"
+        reach = keys(item["below"], item.get("code_changed") is True)
+        pick = f"{grade} {reach} {short(item.get('after'), item['frees'])}"
     flags = [item["state"]] + (["running"] if item.get("running") else [])
     flags += ["muted"] if item.get("muted") else []
     project = Path(item.get("project") or "?").name

@@ -10,10 +10,12 @@ from typing import Any
 
 import numpy as np
 
+from keepd.core.aftercut import after_cut
 from keepd.core.blocks import Block, BorrowedWord, blocks_before, borrowed_words
 from keepd.core.curve import Curve, FloatArray, curve
 from keepd.core.events import EVENTS, EventCodes
 from keepd.core.grade import DEFAULT_TUNING, Grading, Tuning, Zone, grade
+from keepd.core.limits import Limits, Setup, limits
 from keepd.core.messages import Node
 from keepd.core.session import SessionState
 from keepd.core.steps import as_json
@@ -44,6 +46,8 @@ class Stop:
     event: str | None = None  # a break the session records before it (core/events.py)
     reasons: list[str] | None = None  # a zone's: what graded it (words, then cues)
     quote_raw: str = ""  # the prompt's text with its tags; `quote` is the picker's row
+    code_changed: bool = False  # its rewind menu offers to restore code (core/steps.py)
+    after: int | None = None  # the context's tokens after a cut there (core/aftercut.py)
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,8 +158,10 @@ def analyse_state(
     tuning: Tuning = DEFAULT_TUNING,
     window: int | None = None,
     every_stop: bool = True,
+    setup: Setup | None = None,
 ) -> Analysis:
-    """The analysis of what `state` has read so far.
+    """The analysis of what `state` has read so far; `setup` holds what decides the window and
+    the trigger outside the file (`window`, if given, is its `window`: keepd's own choice).
 
     With `every_stop` False, `stops` holds only the marked ones (zones, the pick, the
     trade): what a follower checking a session after every burst of writes needs, at a cost
@@ -168,11 +174,17 @@ def analyse_state(
     points = curve(state.index, positions)
     events = state.stop_events(tuning.pause_minutes * 60)
     grading = grade(points, frees, tuning, events, state.stop_cues())
-    use = context_use(state.tree, branch.boundary, window)
+    setup = setup or Setup()
+    if window is not None:
+        setup = Setup(window=window, settings=setup.settings, told=setup.told)
+    tree = state.tree
+    found = limits(tree.model, tree.largest_usage, tree.auto_compacted, setup)
+    use = context_use(tree, branch.boundary, found.window)
     marked = None if every_stop else _marked(grading)
     stops = _stops(
         branch, points, frees, grading, _picker_start(branch, state), events=events, only=marked
     )
+    _after_cut(state, stops, use.tokens)
     target = grading.target
     blocks: list[BlockInfo] = []
     words: list[WordInfo] = []
@@ -185,7 +197,7 @@ def analyse_state(
         scope=state.scope.value,
         messages=len(branch.messages),
         skipped_lines=state.reader.skipped,
-        context=_context(use),
+        context=_context(use, found, setup),
         tokens_estimated=estimated,
         wiggle=None if not np.isfinite(grading.wiggle) else round(grading.wiggle, 6),
         stops=stops,
@@ -197,6 +209,16 @@ def analyse_state(
         sidechain_only=state.tree.sidechain_only and bool(branch.messages),
         stops_total=None if every_stop else len(branch.stops),
     )
+
+
+def _after_cut(state: SessionState, stops: list[Stop], now: int | None) -> None:
+    """Each stop's menu (core/steps.py) and the context a cut there leaves (core/aftercut.py)."""
+    dropped = state.ledger.before(np.asarray([stop.index for stop in stops], dtype=np.int64))
+    newest = state.files.newest()
+    for stop, before in zip(stops, dropped.tolist(), strict=True):
+        stop.code_changed = state.code_changed(stop.uuid, stop.index)
+        back = sum(tokens for _, tokens in state.files.read_back(stop.index, newest))
+        stop.after = after_cut(now, before, back)
 
 
 def _marked(grading: Grading) -> list[int]:
@@ -337,11 +359,19 @@ def _words(branch: Branch, words: list[BorrowedWord]) -> list[WordInfo]:
     ]
 
 
-def _context(use: ContextUse) -> dict[str, Any]:
+def _context(use: ContextUse, found: Limits, setup: Setup) -> dict[str, Any]:
     share = use.share
+    told = setup.told
+    trigger = found.trigger
     return {
         "tokens": use.tokens,
         "window": use.window,
         "share": None if share is None else round(share, 4),
         "source": use.source,
+        "window_source": found.window_source,
+        "model": found.model,
+        "trigger": trigger,
+        "trigger_source": found.trigger_source,
+        "trigger_share": None if trigger is None else round(trigger / use.window, 4),
+        "claude_share": None if told is None or told.share is None else round(told.share, 4),
     }

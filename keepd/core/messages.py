@@ -41,6 +41,11 @@ CONVERSATION = frozenset({"user", "assistant"})
 PERSONS_ATTACHMENTS = frozenset({"queued_command", "selected_lines_in_ide", "edited_text_file"})
 CATEGORIES = ("prompt", "reply", "tool_call", "tool_result", "thinking", "injected")
 IMAGE_TOKENS = 1600
+# The tools whose changes Claude Code's file history tracks: after a call of one, the rewind
+# menu of every earlier stop offers to restore code (core/steps.py, tests/claude/test_menu.py).
+# A file changed by a Bash command is not tracked.
+EDIT_TOOLS = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit"})
+READ_TOOL = "Read"  # with EDIT_TOOLS, what puts a file in the client's read-file state
 _NOT_TEXT_KEYS = frozenset({"type", "id", "tool_use_id", "signature"})
 
 
@@ -63,6 +68,8 @@ class Boundary:
     preserved: list[str] | None
     segment: tuple[str, str] | None  # (head, tail) of a preserved segment
     post_tokens: int | None = None
+    pre_tokens: int | None = None  # the context when it compacted
+    automatic: bool = False  # Claude Code compacted by itself (`trigger: auto`)
 
 
 @dataclass(slots=True)
@@ -88,6 +95,7 @@ class Node:
     session_id: str | None = None
     cwd: str | None = None
     git_branch: str | None = None  # a prompt's (core/events.py)
+    model: str | None = None  # the model that wrote a reply (`message.model`)
     quote: str = ""  # as the rewind picker shows it (core/quote.py)
     raw_quote: str = ""  # the same text, tags and all
     tool_results: tuple[str, ...] = ()  # ids of the tool calls this message answers
@@ -97,6 +105,10 @@ class Node:
     marks: int = 0  # what its tool calls or prompt say about work (core/cues.py)
     files: tuple[str, ...] = ()  # files its tool calls touch
     numbers: tuple[str, ...] = ()  # issue and pull request numbers a prompt names
+    edits: bool = False  # one of its tool calls changes a file Claude Code tracks (EDIT_TOOLS)
+    # (call id, tool, path, chars): its Read and edit calls, with what each says of the file's
+    # length (a Write's content, an edit's change; a Read's is its result's)
+    file_calls: tuple[tuple[str, str, str, int], ...] = ()
 
     def take_words(self) -> Sequence[str]:
         """The content words, split from the counted text the first time they are needed.
@@ -221,9 +233,15 @@ def _boundary(entry: Entry) -> Boundary:
         anchor = _str(segment.get("anchorUuid"))
         head, tail = _str(segment.get("headUuid")), _str(segment.get("tailUuid"))
         span = (head, tail) if head and tail else None
-    post = meta.get("postTokens")
-    post_tokens = post if isinstance(post, int) else None
-    return Boundary(anchor=anchor, preserved=preserved, segment=span, post_tokens=post_tokens)
+    post, pre = meta.get("postTokens"), meta.get("preTokens")
+    return Boundary(
+        anchor=anchor,
+        preserved=preserved,
+        segment=span,
+        post_tokens=post if type(post) is int else None,
+        pre_tokens=pre if type(pre) is int else None,
+        automatic=meta.get("trigger") == "auto",
+    )
 
 
 def _fill_message(node: Node, entry: Entry, policy: TextPolicy) -> None:
@@ -282,8 +300,14 @@ def _take(
     if kind == "tool_use":
         node.tool_calls += (str(block.get("id")),)
         category, value = "tool_call", block.get("input")
-        marks, files = message_marks(block.get("name"), value)
+        name = block.get("name")
+        marks, files = message_marks(name, value)
         node.marks |= marks
+        if name in EDIT_TOOLS:
+            node.edits = True
+        if files and (name in EDIT_TOOLS or name == READ_TOOL):
+            call = (str(block.get("id")), str(name), files[0], _change(name, value))
+            node.file_calls += (call,)
         if files:
             node.files += files
     elif kind == "tool_result":
@@ -303,6 +327,26 @@ def _take(
         counted.append(text[: policy.block_cap])
     else:
         node.chars += _length(value)
+
+
+def _change(tool: Any, value: Any) -> int:
+    """What an edit call says of its file's length: a Write's whole content, an edit's growth.
+
+    >>> _change("Write", {"content": "ab"}), _change("Edit", {"old_string": "ab", "new_string": ""})
+    (2, -2)
+    """
+    if type(value) is not dict:
+        return 0
+    if tool == "Write":
+        return len(_str(value.get("content")) or "")
+    if tool == "NotebookEdit":
+        return len(_str(value.get("new_source")) or "")
+    edits = value.get("edits") if tool == "MultiEdit" else [value]
+    return sum(
+        len(_str(one.get("new_string")) or "") - len(_str(one.get("old_string")) or "")
+        for one in (edits if type(edits) is list else [])
+        if type(one) is dict
+    )
 
 
 def _texts(blocks: list[dict[str, Any]]) -> list[str]:
@@ -348,6 +392,8 @@ def _is_text_block(item: Any) -> bool:
 def _fill_assistant(node: Node, entry: Entry, message: dict[str, Any]) -> None:
     node.msg_id = _str(message.get("id"))
     node.context_tokens, node.output_tokens = usage_tokens(entry, message)
+    if node.context_tokens is not None:  # a real response: its model is the session's
+        node.model = _interned(message.get("model"))
 
 
 def usage_tokens(entry: Entry, message: dict[str, Any]) -> tuple[int | None, int]:

@@ -8,6 +8,7 @@ from itertools import pairwise
 
 import numpy as np
 
+from keepd.core.aftercut import FileTrail
 from keepd.core.cues import CueTally, StopCues
 from keepd.core.entries import BOOKKEEPING_LINE, EntryReader, Line
 from keepd.core.events import EventCodes, events, signals
@@ -22,6 +23,10 @@ from keepd.core.wordkeys import word_keys
 # below it numpy's cost per call outweighs what it saves per word (measured on the corpus's
 # batches: about even at 5-10k characters, a third less time from 25k on).
 BATCH_FROM = 8000
+# 2.1.332 writes a snapshot of the files it tracks for each prompt, this head first
+# (tests/claude/test_menu.py); the rewind menu offers to restore code only at a prompt that has one.
+_SNAPSHOT = b'{"type":"file-history-snapshot","messageId":"'
+_UUID_CHARS = 36
 
 
 class SessionState:
@@ -69,6 +74,9 @@ class SessionState:
         self._sidechain_only = True
         self._superseded = 0
         self._late_parents = 0
+        self.checkpoints: set[str] = set()  # prompts Claude Code snapshotted the files for
+        self.last_edit = -1  # the branch's newest message that edits a tracked file
+        self.files = FileTrail()  # what its Read and edit calls showed of each file
 
     def feed(self, data: bytes, origin: int = 0) -> int:
         """Takes appended bytes (`data[origin:]`); returns how many entries they completed."""
@@ -85,6 +93,18 @@ class SessionState:
         add, policy = self.tree.add, self.policy
         for entry in skim(self.tree, self.reader, data, start):
             add(make_node(entry, self.tree.total, policy))
+        self._checkpoints_before(data, start.offset)
+
+    def _checkpoints_before(self, data: bytes, end: int) -> None:
+        """The snapshots' prompts among the lines a skim passes over (a preserved stop's own
+        lies there), found by their head alone."""
+        needle = b"\n" + _SNAPSHOT
+        at = 0 if data.startswith(_SNAPSHOT) else data.find(needle, 0, end)
+        while 0 <= at < end:
+            head = at if at == 0 and data.startswith(_SNAPSHOT) else at + 1
+            value = head + len(_SNAPSHOT)
+            self._checkpoint(data[value : value + _UUID_CHARS])
+            at = data.find(needle, value, end)
 
     def needs_whole_file(self) -> bool:
         """Whether a skimmed state reached into the part it passed over: read it all instead."""
@@ -107,11 +127,22 @@ class SessionState:
         bookkeeping = BOOKKEEPING_LINE.match
         for line in lines:
             if bookkeeping(line):  # no uuid: nothing hangs under it (entries.py)
+                if line[:45] == _SNAPSHOT:
+                    self._checkpoint(bytes(line[45 : 45 + _UUID_CHARS]))
                 continue
             entry = parse(line)
             if entry is not None:
                 add(make_node(entry, self.tree.total, policy))
         return len(self.tree.nodes) - start
+
+    def code_changed(self, uuid: str | None, index: int) -> bool:
+        """Whether the rewind menu at the stop (its uuid, its message index) offers to restore
+        code: Claude Code snapshotted the files at it and a tracked file was edited after it."""
+        return uuid in self.checkpoints and self.last_edit > index
+
+    def _checkpoint(self, uuid: bytes) -> None:
+        if len(uuid) == _UUID_CHARS:
+            self.checkpoints.add(uuid.decode("ascii", "replace"))
 
     def branch(self) -> Branch:
         """The current branch, with the index brought up to date with it."""
@@ -230,6 +261,8 @@ class SessionState:
             self.ledger = TokenLedger()
             self.indexed = []
             self.cue_tally = CueTally()
+            self.last_edit = -1
+            self.files = FileTrail()
             self.rebuilds += 1
             known = 0
         self._index(messages[known:], known)
@@ -242,6 +275,10 @@ class SessionState:
         self._index_words(fresh, is_stop)
         self.cue_tally.add(fresh, is_stop)  # reads the prompts' words, given them just now
         self.ledger.extend(fresh)
+        self.files.extend(first, fresh)
+        edited = [i for i, node in enumerate(fresh) if node.edits]
+        if edited:
+            self.last_edit = first + edited[-1]
         if self.compact:
             self._thin()
         else:

@@ -254,16 +254,18 @@ def _note(tree: Tree, entry: Entry, *, response: bool = True) -> bool:
     kind = entry.get("type")
     if kind not in CONVERSATION:
         return False
-    msg_id = tokens = None
+    msg_id = tokens = model = None
     if kind == "assistant":
         message = entry.get("message")
         message = message if isinstance(message, dict) else {}
         msg_id = _text(message.get("id")) if response else None
         tokens = usage_tokens(entry, message)[0]
+        model = _text(message.get("model"))
     uuid = entry.get("uuid")
     is_message = type(uuid) is str and uuid != ""
     sidechain = entry.get("isSidechain") is True
-    tree.note_skimmed(msg_id, is_message, sidechain, _text(entry.get("sessionId")), tokens)
+    session_id = _text(entry.get("sessionId"))
+    tree.note_skimmed(msg_id, is_message, sidechain, session_id, tokens, model=model)
     return is_message
 
 

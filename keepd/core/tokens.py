@@ -9,11 +9,11 @@ import numpy as np
 
 from keepd.core.curve import FloatArray
 from keepd.core.index import Growable, IntArray, KeySet
+from keepd.core.limits import DEFAULT_WINDOW, LARGE_WINDOW
 from keepd.core.messages import IMAGE_TOKENS, Node
 from keepd.core.tree import Tree
 
-DEFAULT_WINDOW = 200_000
-LARGE_WINDOW = 1_000_000
+__all__ = ["DEFAULT_WINDOW", "LARGE_WINDOW", "ContextUse", "TokenLedger", "context_use"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,7 +71,14 @@ class TokenLedger:
                 self._settle(start + offset, node.context_tokens, estimate, tokens)
 
     def freed(self, stops: IntArray) -> FloatArray:
-        """For each stop, the share of the branch's tokens that lies before it.
+        """For each stop, the share of the branch's tokens that lies before it."""
+        before = self.before(stops)
+        tokens = self._tokens.view()
+        total = float(self._before.view()[-1] + tokens[-1]) if len(tokens) else 0.0
+        return np.asarray(before / (total or 1.0), dtype=np.float64)
+
+    def before(self, stops: IntArray) -> FloatArray:
+        """For each stop (a message index), the tokens of the branch's messages before it.
 
         The running sums are brought up to date from the first message that changed, so a
         refresh after appending costs O(the new messages), not O(the branch).
@@ -83,8 +90,7 @@ class TokenLedger:
                 before[0] = 0.0
             before[start:] = before[start - 1] + np.cumsum(tokens[start - 1 : -1])
             self._clean = len(tokens)
-        total = float(before[-1] + tokens[-1]) if len(tokens) else 0.0
-        return np.asarray(before[stops] / (total or 1.0), dtype=np.float64)
+        return np.asarray(before[stops], dtype=np.float64)
 
     def _first_line(self, node: Node) -> bool:
         if node.msg_id is None:

@@ -81,6 +81,8 @@ class Tree:
         self.newest_usage: Node | None = None
         self.newest_boundary: Node | None = None
         self.largest_usage = 0
+        self.model: str | None = None  # the newest real response's `message.model`
+        self.auto_compacted: int | None = None  # preTokens of the newest, if automatic
         self.session_id: str | None = None
         self.cwd: str | None = None
         self._newest: Node | None = None
@@ -121,6 +123,7 @@ class Tree:
             self._note_message(node)
         elif node.boundary is not None and not node.sidechain:
             self.newest_boundary = node
+            self._note_compaction(node.boundary)
         elif node.uuid is not None and (node.chars or node.parent in self.carried):
             self._carry(node)
 
@@ -162,6 +165,14 @@ class Tree:
         if node.context_tokens is not None:
             self.newest_usage = node
             self.largest_usage = max(self.largest_usage, node.context_tokens)
+            self.model = node.model or self.model
+
+    def _note_compaction(self, boundary: Boundary) -> None:
+        """The newest compaction, if Claude Code made it by itself, shows where it compacts
+        this session (only the newest: a reader that starts at it knows no older one)."""
+        pre = boundary.pre_tokens
+        automatic = boundary.automatic and pre is not None and pre > 0
+        self.auto_compacted = pre if automatic else None
 
     def note_skimmed(
         self,
@@ -170,6 +181,8 @@ class Tree:
         sidechain: bool,
         session_id: str | None,
         context_tokens: int | None,
+        *,
+        model: str | None = None,
     ) -> None:
         """Keeps the running facts of an entry from before the boundary a partial tree starts
         at (core/skim.py); `is_message` for a conversation entry with a uuid."""
@@ -182,6 +195,7 @@ class Tree:
             self.sidechain_only = False
             if context_tokens is not None:
                 self.largest_usage = max(self.largest_usage, context_tokens)
+                self.model = model if type(model) is str else self.model
 
     def leaf(self) -> Node | None:
         """The newest conversation entry (a sub-agent file's own, if that is all there is)."""

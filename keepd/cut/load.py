@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from keepd.core.analysis import Analysis, analyse_state
+from keepd.core.limits import Setup
 from keepd.core.session import SessionState
 from keepd.core.tree import Branch, Scope
 from keepd.cut.model import Snapshot
@@ -64,7 +65,7 @@ class Loaded:
         return self.raw[self.branch.messages[index].uuid or ""]
 
 
-def load(path: Path, *, window: int | None = None) -> Loaded:
+def load(path: Path, *, window: int | None = None, setup: Setup | None = None) -> Loaded:
     """Reads `path` once, checks it may be cut, and analyses the bytes read."""
     _refuse_special(path)
     data, snapshot = read_exact(path)
@@ -75,7 +76,7 @@ def load(path: Path, *, window: int | None = None) -> Loaded:
         raise NotASessionError(str(path))
     if state.tree.sidechain_only:
         raise UsageError(f"{path} is a sub-agent transcript, not a session of its own")
-    analysis = analyse_state(state, path=str(path), window=window)
+    analysis = analyse_state(state, path=str(path), window=window, setup=setup)
     branch = state.branch()
     from keepd.core.tokens import message_tokens
 

@@ -117,6 +117,14 @@ class Follower:
         self._rescan_soon = None
         self.rescan()
 
+    def retell(self, path: Path) -> None:
+        """Analyses a session again soon and considers its notices (its window changed)."""
+        followed = self.registry.sessions.get(path)
+        if followed is not None and followed.state is not None:
+            followed.analysis = None
+            self._schedule_analysis(path)
+            self._arm_quiet(path)
+
     def reconsider(self) -> None:
         """Notices for every quiet session in memory (after a resume, unmute or expiry)."""
         for path, followed in list(self.registry.sessions.items()):

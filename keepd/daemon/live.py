@@ -14,6 +14,7 @@ from keepd.ops.overview import ControlResult, SessionInfo, StatusInfo
 
 if TYPE_CHECKING:
     from keepd.core.analysis import Analysis
+    from keepd.core.limits import Told
     from keepd.daemon.alerts import Alerts
     from keepd.daemon.follow import Follower
     from keepd.daemon.registry import Followed, Registry
@@ -108,8 +109,11 @@ class Live:
         socket can run it in a thread (a big file must not hold up the loop)."""
         from keepd.api import analyse_file
         from keepd.system.discover import resolve
+        from keepd.system.settings import setup_for
 
-        return analyse_file(resolve(name).path, window=self.registry.window)
+        path = resolve(name).path
+        told = self.registry.told.get(self.session_id(name))
+        return analyse_file(path, setup=setup_for(path, self.registry.window, told))
 
     def session_id(self, name: str) -> str:
         followed = self.registry.find(name)
@@ -149,14 +153,18 @@ class Live:
     def rescan(self) -> ControlResult:
         return ControlResult("rescan", sessions=self.follower.rescan())
 
-    def glance(self, session_id: str, path: str | None = None) -> Glance:
-        """What the last analysis of the session found; `known` false if it is not followed."""
+    def glance(self, session_id: str, path: str | None = None, told: Told | None = None) -> Glance:
+        """What the last analysis of the session found; `known` false if it is not followed.
+        What the status line `told` of the session is kept (and saved when its window is new)."""
         from keepd.daemon.glance import find, glance_of
         from keepd.ops.glance import Glance
 
         followed = find(self.registry, session_id, path)
         if followed is None:
             return Glance(session_id, written=self.clock())
+        if told is not None and self.memory.tell(followed.session_id, told):
+            self.alerts.save()
+            self.follower.retell(followed.path)
         if followed.state is None and not followed.summary:
             # Known but never analysed (idle past watch.active_minutes since the daemon
             # started, as after `claude --resume`): asked for, it is in use; read it now.

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
@@ -90,4 +91,11 @@ class Methods:
 
     async def _glance(self, params: Params) -> Any:
         """What the status line shows: never an analysis, only what the last one found."""
-        return self.operations.glance(params["session_id"], params.get("path")).to_dict()
+        from keepd.core.limits import Told
+
+        window, share = params.get("window"), params.get("share")
+        told = None
+        if isinstance(window, int) and window > 0:
+            fair = isinstance(share, int | float) and 0 <= share <= 1
+            told = Told(window, float(share) if fair and share is not None else None, time.time())
+        return self.operations.glance(params["session_id"], params.get("path"), told).to_dict()

@@ -1,7 +1,8 @@
 """Decides whether a session deserves a notice now, and words it; pure, clock passed in.
 
 Two notices, each at most once per session and stop: at `threshold` when a ●●● zone's pick
-frees at least `min_frees`, and at `urgent` (near auto-compact) with the best stop or the
+frees at least `min_frees`, and at `urgent` of the way to the session's auto-compact point
+(core/limits.py: its trigger, not a share of the window) with the best stop or the
 middle of the trade even without a clear break. An urgent notice does not name one of the
 two newest stops unless a new task clearly begins there (●●●): summarizing up to the prompt
 just answered keeps almost nothing of the work, and replaying the corpus showed half the
@@ -13,7 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from keepd.core.steps import instruction
+from keepd.core.limits import urgent_share
+from keepd.core.steps import instruction, leaves
 from keepd.ops.overview import short_project
 
 if TYPE_CHECKING:
@@ -49,7 +51,7 @@ def decide(
         return None
     if memory.is_paused(now) or memory.muted(session_id, now):
         return None
-    if share >= config.urgent:
+    if share >= urgent_share(analysis.context, config.urgent):
         stop, kind = _urgent_stop(analysis), "urgent"
     elif share >= config.threshold:
         stop, kind = _clear_pick(analysis, config.min_frees), "break"
@@ -104,5 +106,6 @@ def words(analysis: Analysis, stop: Stop | None, *, urgent: bool) -> tuple[str, 
         return title, "No stop to summarize up to yet: every prompt is still needed."
     from keepd.report.legend import grade_words
 
+    left = leaves(stop.after, analysis.context.get("tokens"), stop.frees)
     words = grade_words(stop.grade)  # the report's words for its mark, not the mark alone
-    return title, f"{instruction(stop, NOTICE_ROW)}\nThat frees {stop.frees:.0%}: {words}."
+    return title, f"{instruction(stop, NOTICE_ROW)}\nThat {left}: {words}."

@@ -21,6 +21,7 @@ from typing import Any
 import orjson
 
 from keepd.core.analysis import Analysis, analyse_state
+from keepd.core.limits import Setup, Told
 from keepd.core.session import SessionState, read_current
 from keepd.core.tree import Scope
 from keepd.daemon.tail import Chunk, Tail
@@ -28,6 +29,7 @@ from keepd.errors import AmbiguousSessionError
 from keepd.ops.overview import SessionInfo, pick_fields
 from keepd.system.discover import is_sidechain_file
 from keepd.system.procs import pid_alive
+from keepd.system.settings import setup_for
 
 log = logging.getLogger(__name__)
 Clock = Callable[[], float]
@@ -79,6 +81,7 @@ class Registry:
         self.clock = clock
         self.active_seconds = active_seconds
         self.window = window
+        self.told: dict[str, Told] = {}  # what status lines said (the daemon's memory's)
         self.sessions: dict[Path, Followed] = {}
         self.running: set[str] = set()
         self.on_analysed: Callable[[Followed], None] = lambda followed: None  # the glance cache
@@ -127,7 +130,7 @@ class Registry:
             return None
         if followed.dirty or followed.analysis is None:
             analysis: Analysis | None = analyse_state(
-                followed.state, path=str(path), window=self.window, every_stop=False
+                followed.state, path=str(path), every_stop=False, setup=self.setup(followed)
             )
             if followed.state.stale:
                 analysis = self._reread(followed)
@@ -149,7 +152,7 @@ class Registry:
         if followed.state is None:  # the file went away or became unreadable meanwhile
             return None
         return analyse_state(
-            followed.state, path=str(followed.path), window=self.window, every_stop=False
+            followed.state, path=str(followed.path), every_stop=False, setup=self.setup(followed)
         )
 
     def full(self, path: Path) -> Analysis | None:
@@ -159,7 +162,11 @@ class Registry:
         followed = self.sessions[path]
         if followed.state is None:
             return None
-        return analyse_state(followed.state, path=str(path), window=self.window)
+        return analyse_state(followed.state, path=str(path), setup=self.setup(followed))
+
+    def setup(self, followed: Followed) -> Setup:
+        """What decides the session's window: the config, its status line, the settings."""
+        return setup_for(followed.path, self.window, self.told.get(followed.session_id))
 
     def scan(self) -> list[Path]:
         """Registers new files, forgets vanished ones; returns those with unread bytes."""

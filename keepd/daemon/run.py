@@ -121,6 +121,7 @@ class Daemon:
         self.registry = Registry(
             claude_roots, active_seconds=60.0 * config.watch.active_minutes, window=window
         )
+        self.registry.told = memory.told
         self.alerts = Alerts(config.notify, memory, self.state.save)
         self.glances = GlanceCache(lambda: self.alerts.config)
         self.registry.on_analysed = self.glances.write

@@ -324,3 +324,46 @@ def check_reader() -> Check:
     if claude is None:
         return Check("reader", WARN, summary, "install Claude Code, or turn the reader off", data)
     return Check("reader", OK, summary, data=data | {"claude": claude})
+
+
+def check_windows(count: int = 3) -> Check:
+    """The window and the auto-compact point of the newest sessions, and where each came from."""
+    from keepd.system.discover import session_files
+
+    newest = sorted(session_files(), key=lambda item: item.mtime, reverse=True)[:count]
+    if not newest:
+        return Check("windows", SKIP, "no session to read")
+    parts: list[str] = []
+    guessed = False
+    for item in newest:
+        try:
+            context = analyse_file_context(item.path)
+        except KeepdError as error:
+            parts.append(f"{item.path.stem[:8]}: {error.message}")
+            continue
+        guessed = guessed or context["window_source"] == "assumed"
+        parts.append(f"{item.path.stem[:8]}: {window_words(context)}")
+    fix = "" if not guessed else "add `keepd statusline` to Claude Code's statusLine to be told"
+    return Check("windows", WARN if guessed else OK, "; ".join(parts), fix)
+
+
+def analyse_file_context(path: Path) -> dict[str, Any]:
+    """The context of a session file as `keepd report` sees it (settings and status line too)."""
+    from keepd.api import analyse_file
+    from keepd.ops.memory import told_setup
+
+    return analyse_file(path, setup=told_setup(path)).context
+
+
+def window_words(context: dict[str, Any]) -> str:
+    """`1,000k window (model), auto-compact at 967k (model)`.
+
+    >>> window_words({"window": 200_000, "window_source": "assumed", "trigger": None})
+    '200k window (assumed), auto-compact off'
+    """
+    from keepd.core.limits import compact_words
+
+    trigger = context.get("trigger")
+    where = f" ({context.get('trigger_source')})" if trigger is not None else ""
+    window = f"{context['window'] // 1000:,}k window ({context['window_source']})"
+    return f"{window}, {compact_words(context)}{where}"

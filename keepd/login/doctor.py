@@ -23,6 +23,7 @@ from keepd.login.checks import (
     check_recall,
     check_roots,
     check_session_format,
+    check_windows,
 )
 from keepd.login.probes import (
     check_bus,
@@ -40,6 +41,7 @@ def run_checks(*, notify: bool = False) -> list[Check]:
     """Every check in the order a person would fix things; a check that crashes says so."""
     checks = [_safe("config", check_config), _safe("claude roots", check_roots)]
     checks.append(_safe("session format", check_session_format))
+    checks.append(_safe("windows", check_windows))
     checks.append(_safe("notes", check_notes))
     checks += [_safe("recall store", check_recall), _safe("mcp", check_mcp)]
     checks.append(_safe("reader", check_reader))

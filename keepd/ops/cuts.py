@@ -21,7 +21,9 @@ def loaded_for_cut(
     path: Path, *, force: bool = False, window: int | None = None, dry_run: bool = False
 ) -> Loaded:
     """The session read for a cut, refused early if it may be in use (unless a dry run)."""
-    loaded = load(path, window=window)
+    from keepd.ops.memory import told_setup
+
+    loaded = load(path, setup=told_setup(path, window))
     if dry_run:
         return loaded
     done = backup.records(path)

@@ -7,6 +7,7 @@ import time
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from keepd.core.limits import urgent_share
 from keepd.ops.glance_io import THRESHOLD, URGENT, checked
 
 
@@ -25,8 +26,10 @@ class Glance:
     grade: str | None = None  # the pick's grade; None when the stop is the trade's
     below: int | None = None
     frees: float | None = None
-    threshold: float = THRESHOLD  # the daemon's notify.threshold and notify.urgent
-    urgent: float = URGENT
+    code_changed: bool = False  # the stop's rewind menu offers to restore code (core/steps.py)
+    after: int | None = None  # the context's tokens after a cut there (core/aftercut.py)
+    threshold: float = THRESHOLD  # the daemon's notify.threshold, and notify.urgent of the
+    urgent: float = URGENT  # way to the session's auto-compact point, as shares of the window
     written: float | None = None  # when it was made, seconds since the epoch
 
     def to_dict(self) -> dict[str, Any]:
@@ -68,8 +71,10 @@ def from_summary(
         "grade": summary.get("grade"),
         "below": summary.get("below"),
         "frees": summary.get("frees"),
+        "code_changed": summary.get("code_changed") is True,
+        "after": summary.get("after"),
         "threshold": threshold,
-        "urgent": urgent,
+        "urgent": round(urgent_share(context, urgent), 4),
         "written": time.time() if written is None else written,
     }
     glance = from_dict(fields)

@@ -48,6 +48,8 @@ KINDS: dict[str, tuple[type, ...]] = {
     "grade": (str,),
     "below": (int,),
     "frees": (int, float),
+    "code_changed": (bool,),
+    "after": (int,),
     "threshold": (int, float),
     "urgent": (int, float),
     "written": (int, float),
@@ -128,15 +130,27 @@ def _slowly(text: str) -> object:
         raise ValueError("nested too deeply") from None
 
 
-def request_line(session_id: str, path: str | None = None) -> bytes:
-    """The `glance` request, version 1, as one line.
+def request_line(
+    session_id: str,
+    path: str | None = None,
+    window: int | None = None,
+    share: float | None = None,
+) -> bytes:
+    """The `glance` request, version 1, as one line, with the window and the share Claude
+    Code's status line named (the daemon keeps them for the session).
 
     >>> request_line("ab")
     b'{"v": 1, "id": 1, "method": "glance", "params": {"session_id": "ab"}}\\n'
+    >>> request_line("ab", window=1000000, share=0.04)[-55:]
+    b'"session_id": "ab", "window": 1000000, "share": 0.04}}\\n'
     """
     params = '"session_id": ' + _json.encode_basestring_ascii(session_id)
     if path:
         params += ', "path": ' + _json.encode_basestring_ascii(path)
+    if window is not None and window > 0:
+        params += f', "window": {int(window)}'
+        if share is not None and 0 <= share <= 1:
+            params += f', "share": {float(share)!r}'
     line = f'{{"v": {VERSION}, "id": {REQUEST_ID}, "method": "{METHOD}", "params": {{{params}}}}}'
     return line.encode("ascii") + b"\n"
 
@@ -160,7 +174,13 @@ def parse_reply(line: bytes) -> dict[str, object]:
 
 
 def ask_daemon(
-    session_id: str, path: str | None = None, *, timeout: float = 0.15, target: str | None = None
+    session_id: str,
+    path: str | None = None,
+    *,
+    timeout: float = 0.15,
+    target: str | None = None,
+    window: int | None = None,
+    share: float | None = None,
 ) -> dict[str, object]:
     """The daemon's glance of a session, all within `timeout` seconds.
 
@@ -168,7 +188,7 @@ def ask_daemon(
     with an error, `ProtocolError` for a reply that is not version 1.
     """
     where = target or socket_file()
-    line = _exchange(request_line(session_id, path), where, timeout)
+    line = _exchange(request_line(session_id, path, window, share), where, timeout)
     return parse_reply(line)
 
 

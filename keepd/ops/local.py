@@ -15,8 +15,11 @@ from keepd.ops.overview import ControlResult, SessionInfo, StatusInfo, pick_fiel
 from keepd.paths import config_file, daemon_state_file, socket_path
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from keepd.config import Config
     from keepd.core.analysis import Analysis
+    from keepd.core.limits import Told
     from keepd.ops.glance import Glance
     from keepd.ops.memory import Memory
     from keepd.system.discover import SessionFile
@@ -28,6 +31,19 @@ class Local:
     def __init__(self, config: Config, *, clock: float | None = None) -> None:
         self.config = config
         self.now = clock if clock is not None else time.time()
+        self._told: dict[str, Told] | None = None
+
+    def analyse(self, path: Path, told: Told | None = None) -> Analysis:
+        """The analysis of a session file with what decides its window: the config, what its
+        status line told the daemon (kept in the daemon's state file), the settings."""
+        from keepd.api import analyse_file
+        from keepd.system.settings import setup_for
+
+        if told is None:
+            if self._told is None:
+                self._told = self._memory().told
+            told = self._told.get(path.stem)
+        return analyse_file(path, setup=setup_for(path, self.config.watch.window, told))
 
     def _memory(self) -> Memory:
         from keepd.ops.memory import load_memory
@@ -80,7 +96,6 @@ class Local:
         return [self._info(item, memory) for item in files]
 
     def _info(self, item: SessionFile, memory: Memory) -> SessionInfo:
-        from keepd.api import analyse_file
         from keepd.errors import KeepdError
 
         info = SessionInfo(
@@ -100,7 +115,7 @@ class Local:
         if not self._active(item):
             return info
         try:
-            analysis = analyse_file(item.path, window=self.config.watch.window or None)
+            analysis = self.analyse(item.path)
         except KeepdError as failure:
             return replace(info, state="unreadable", error=failure.message)
         done: dict[str, Any] = {"offset": item.size, "analysed_offset": item.size}
@@ -111,10 +126,9 @@ class Local:
         return None
 
     def read(self, name: str) -> Analysis:
-        from keepd.api import analyse_file
         from keepd.system.discover import resolve
 
-        return analyse_file(resolve(name).path, window=self.config.watch.window or None)
+        return self.analyse(resolve(name).path)
 
     def _session_id(self, name: str) -> str:
         from keepd.system.discover import resolve
@@ -156,11 +170,10 @@ class Local:
     def rescan(self) -> ControlResult:
         return ControlResult("rescan", sessions=len(self._files()), daemon=False)
 
-    def glance(self, session_id: str, path: str | None = None) -> Glance:
+    def glance(self, session_id: str, path: str | None = None, told: Told | None = None) -> Glance:
         """The glance of an analysis of the session's file (`path`, else found by its id)."""
         from pathlib import Path
 
-        from keepd.api import analyse_file
         from keepd.errors import UnreadableError
         from keepd.ops.glance import from_summary
         from keepd.system.discover import resolve
@@ -170,7 +183,7 @@ class Local:
             size = found.stat().st_size
         except OSError as error:
             raise UnreadableError(str(found), error.strerror or str(error)) from error
-        analysis = analyse_file(found, window=self.config.watch.window or None)
+        analysis = self.analyse(found, told)
         notify = self.config.notify
         fields = pick_fields(analysis)
         return from_summary(

@@ -1,4 +1,5 @@
-"""What the daemon remembers across restarts: the notices sent, mutes and the pause.
+"""What the daemon remembers across restarts: the notices sent, mutes, the pause, and the window
+each session's status line named.
 
 Written atomically (a temporary file renamed over the old one) with mode 0600; a file that
 cannot be parsed is set aside and the daemon starts with an empty memory. A save that fails (a
@@ -16,6 +17,7 @@ from typing import Any
 
 import orjson
 
+from keepd.core.limits import Setup, Told
 from keepd.errors import UsageError
 from keepd.system.atomic import replace_file
 
@@ -33,6 +35,16 @@ class Memory:
     mutes: dict[str, float | None] = field(default_factory=dict)
     paused: bool = False
     paused_until: float | None = None
+    told: dict[str, Told] = field(default_factory=dict)  # what each status line said
+
+    def tell(self, session_id: str, told: Told) -> bool:
+        """Keeps what a session's status line said; True when its window is news (worth a
+        save: the share changes with every repaint, the window hardly ever)."""
+        before = self.told.pop(session_id, None)
+        self.told[session_id] = told
+        while len(self.told) > MAX_SESSIONS:
+            del self.told[next(iter(self.told))]
+        return before is None or before.window != told.window
 
     def was_notified(self, session_id: str, key: str) -> bool:
         return key in self.notified.get(session_id, ())
@@ -99,6 +111,10 @@ class Memory:
             "mutes": self.mutes,
             "paused": self.paused,
             "paused_until": self.paused_until,
+            "told": {
+                key: {"window": t.window, "share": t.share, "at": t.at}
+                for key, t in self.told.items()
+            },
         }
 
 
@@ -150,6 +166,15 @@ def load_memory(path: Path) -> Memory:
         return Memory()
 
 
+def told_setup(session: Path, window: int | None = None) -> Setup:
+    """A session file's setup with what its status line last told the daemon (its state file)."""
+    from keepd.paths import daemon_state_file
+    from keepd.system.settings import setup_for
+
+    told = load_memory(daemon_state_file()).told.get(session.stem)
+    return setup_for(session, window, told)
+
+
 def save_memory(path: Path, memory: Memory) -> None:
     """Writes the memory atomically, private to the user."""
     replace_file(path, orjson.dumps(memory.to_dict()), mode=0o600)
@@ -197,8 +222,25 @@ def _parse(data: Any) -> Memory:
         mutes={str(k): _time(v) for k, v in mutes.items()},
         paused=data.get("paused") is True,
         paused_until=_time(data.get("paused_until")),
+        told=_told(data.get("told")),
     )
     return memory
+
+
+def _told(data: Any) -> dict[str, Told]:
+    """The status lines' words that can be read (a bad one is dropped, not the memory)."""
+    out: dict[str, Told] = {}
+    for key, value in (data if isinstance(data, dict) else {}).items():
+        window = value.get("window") if isinstance(value, dict) else None
+        if isinstance(window, int) and not isinstance(window, bool) and window > 0:
+            share, at = value.get("share"), value.get("at")
+            share = float(share) if _number(share) and 0 <= share <= 1 else None
+            out[str(key)] = Told(window, share, float(at) if _number(at) else None)
+    return out
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def _time(value: Any) -> float | None:

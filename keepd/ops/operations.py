@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from keepd.core.analysis import Analysis
 
 if TYPE_CHECKING:
+    from keepd.core.limits import Told
     from keepd.cut.model import CutOutcome, Plan, UndoOutcome
     from keepd.cut.summary import SummaryRequest
     from keepd.ops.glance import Glance
@@ -53,13 +54,15 @@ class Operations:
         """The analysis of the named session (or the newest, or the example); with
         `ask_claude`, the reader's answer merged in (your own `claude -p`, ops/reader.py)."""
         from keepd.api import analyse_file
+        from keepd.ops.memory import told_setup
         from keepd.system.discover import resolve
 
         found = resolve(name, cwd=cwd, example=example)
+        setup = None if found.example else told_setup(found.path, window)
         if ask_claude:
             analysis = self.ask(str(found.path), whole=whole, window=window)
         else:
-            analysis = analyse_file(found.path, whole=whole, window=window)
+            analysis = analyse_file(found.path, whole=whole, window=window, setup=setup)
         elsewhere = None
         if name is None and not found.example:
             elsewhere = _elsewhere(found.path, cwd or Path.cwd())
@@ -162,10 +165,11 @@ class Operations:
         """Looks at every session file again (the daemon); counts them (in-process)."""
         return self._backend().rescan()
 
-    def glance(self, session_id: str, path: str | None = None) -> Glance:
+    def glance(self, session_id: str, path: str | None = None, told: Told | None = None) -> Glance:
         """A session's context use and pick for the status line: what the daemon's last analysis
-        found (cheap, never analyses), or in-process an analysis of its file."""
-        return self._backend().glance(session_id, path)
+        found (cheap, never analyses), or in-process an analysis of its file; `told` is what
+        the status line said of the session's window, which the daemon keeps."""
+        return self._backend().glance(session_id, path, told)
 
     def plan_cut(
         self,

@@ -10,6 +10,7 @@ from keepd.core.steps import instruction
 
 if TYPE_CHECKING:
     from keepd.core.analysis import Analysis
+    from keepd.core.limits import Told
     from keepd.ops.glance import Glance
 
 
@@ -35,6 +36,8 @@ class SessionInfo:
     frees: float | None = None
     quote: str | None = None
     steps: str | None = None  # how to reach the stop in the picker (core/steps.py)
+    code_changed: bool = False  # the stop's rewind menu offers to restore code
+    after: int | None = None  # the context's tokens after a cut there (core/aftercut.py)
     muted: bool = False
     muted_until: float | None = None
     notified: list[str] = field(default_factory=list)
@@ -109,7 +112,9 @@ class Backend(Protocol):
 
     def rescan(self) -> ControlResult: ...
 
-    def glance(self, session_id: str, path: str | None = None) -> Glance: ...
+    def glance(
+        self, session_id: str, path: str | None = None, told: Told | None = None
+    ) -> Glance: ...
 
 
 def pick_fields(analysis: Analysis) -> dict[str, Any]:
@@ -125,6 +130,8 @@ def pick_fields(analysis: Analysis) -> dict[str, Any]:
         "frees": stop.frees if stop is not None else None,
         "quote": stop.quote if stop is not None else None,
         "steps": instruction(stop) if stop is not None else None,
+        "code_changed": stop.code_changed if stop is not None else False,
+        "after": stop.after if stop is not None else None,
     }
 
 

@@ -33,7 +33,7 @@ METHODS: dict[str, dict[str, tuple[type, ...]]] = {
     "pause": {"minutes": _NUMBER},
     "resume": {},
     "rescan": {},
-    "glance": {"session_id": (str,), "path": (str,)},
+    "glance": {"session_id": (str,), "path": (str,), "window": (int,), "share": _NUMBER},
 }
 REQUIRED: dict[str, tuple[str, ...]] = {
     "session": ("name",),

@@ -43,7 +43,8 @@ class Read:
 
 
 def read_for_reader(path: Path, *, whole: bool = False, window: int | None = None) -> Read:
-    """The analysis of the session at `path` and its picker's rows."""
+    """The analysis of the session at `path` (its window and trigger as `keepd report` finds
+    them) and its picker's rows."""
     from keepd.api import load_state
     from keepd.core.analysis import analyse_state
     from keepd.core.reader import rows_of
@@ -53,7 +54,9 @@ def read_for_reader(path: Path, *, whole: bool = False, window: int | None = Non
     state = load_state(path, Scope.WHOLE if whole else Scope.CURRENT)
     if not state.tree.nodes or state.tree.leaf() is None:
         raise NotASessionError(str(path))
-    analysis = analyse_state(state, path=str(path), window=window)
+    from keepd.ops.memory import told_setup
+
+    analysis = analyse_state(state, path=str(path), window=window, setup=told_setup(path, window))
     return Read(analysis, rows_of(analysis, state.branch()), state)
 
 

@@ -10,6 +10,8 @@ from keepd._version import __version__
 from keepd.core.analysis import Analysis, BlockInfo, Stop
 from keepd.core.events import Event
 from keepd.core.grade import FALLING_MARK
+from keepd.core.limits import compact_words
+from keepd.core.steps import leaves
 from keepd.data.icons import favicon_uri
 from keepd.report.instructions import block_start, short, summary_instructions
 from keepd.report.legend import EVENT_WORDS, FALLING_WORDS, GRADE_WORDS, mark, plain_words
@@ -85,7 +87,8 @@ def _context(analysis: Analysis) -> str:
     if tokens is None or not window:
         return "context use unknown"
     percent = f" ({share:.0%})" if share is not None else ""
-    return f"context {int(tokens):,} of {int(window):,} tokens{percent}"
+    compacts = compact_words(analysis.context)
+    return f"context {int(tokens):,} of {int(window):,} tokens{percent}, {compacts}"
 
 
 def _verdict(analysis: Analysis) -> str:
@@ -96,8 +99,9 @@ def _verdict(analysis: Analysis) -> str:
     items = "".join(_trade_item(analysis, uuid, name) for uuid, name in _trade(analysis))
     if pick is not None:
         body = (
-            f"<p><b>Stop at {position(pick.below)}</b>: summarizing up to there frees "
-            f"{pick.frees:.0%} of the conversation. {_zone_words(pick)}</p>\n"
+            f"<p><b>Stop at {position(pick.below)}</b>: summarizing up to there "
+            f"{leaves(pick.after, analysis.context.get('tokens'), pick.frees)} "
+            f"(it frees {pick.frees:.0%} of the conversation). {_zone_words(pick)}</p>\n"
             f"<p>The message there: <q>{esc(short(pick.quote, 240))}</q></p>"
         )
     elif items:

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import textwrap
 from dataclasses import dataclass
 
 from keepd.core.analysis import Analysis, Stop
-from keepd.core.steps import ROW_CHARS, instruction, presses
+from keepd.core.limits import compact_words
+from keepd.core.steps import ROW_CHARS, instruction, leaves, presses
 from keepd.report.chart import LABEL, chart_lines, columns
 from keepd.report.legend import mark, marks_key
 from keepd.report.numbers import plural, tokens_text
@@ -55,9 +57,13 @@ def render(
     lines += ["", *_rows(analysis, style)]
     if style.legend:
         lines += _legend(analysis, style)
-    if analysis.target_stop() is not None:  # else the rows' heading says why there is none
+    target = analysis.target_stop()
+    if target is not None:  # else the rows' heading says why there is none
         keys = keystrokes(analysis, max(style.width - 20, 12)).split(" → ")
         lines += ["", *wrap(keys, " → ", style.width, "  ")]
+        if target.in_picker:
+            left = leaves(target.after, analysis.context.get("tokens"), target.frees)
+            lines.append(f"  that {left}")
     return "\n".join(lines) + "\n"
 
 
@@ -73,6 +79,7 @@ def _header(analysis: Analysis, style: Style) -> list[str]:
     share = analysis.context.get("share")
     if share is not None:
         parts.append(f"context {share:.0%} of {tokens_text(analysis.context['window'])}")
+        parts.append(compact_words(analysis.context))
     if analysis.scope == "whole":
         parts.append("whole history")
     return wrap(parts, " · ", style.width, "  ")
@@ -104,16 +111,28 @@ def wrap(parts: list[str], joint: str, width: int, indent: str) -> list[str]:
 
     >>> wrap(["one", "two", "three"], " · ", 14, "  ")
     ['  one · two', '  three']
+    >>> wrap(["a part too long for one line"], " · ", 16, "  ")
+    ['  a part too', '    long for one', '    line']
+
+    A part longer than a line goes on lines of its own, the later ones indented further.
     """
     lines: list[str] = []
     current = ""
     for part in parts:
+        if len(indent) + len(part) > width:
+            if current:
+                lines.append(indent + current)
+            current = ""
+            pieces = textwrap.wrap(part, max(width - len(indent) - 2, 8))
+            lines += [indent + pieces[0], *(indent + "  " + piece for piece in pieces[1:])]
+            continue
         candidate = f"{current}{joint}{part}" if current else part
         if current and len(indent) + len(candidate) > width:
             lines.append(indent + current)
             candidate = part
         current = candidate
-    lines.append(indent + current)
+    if current:
+        lines.append(indent + current)
     return lines
 
 

@@ -58,6 +58,7 @@ class Request:
 
     path: str
     body: dict[str, Any]
+    size: int = 0  # the body's bytes: the fake's usage says `size // 4` input tokens
 
     @property
     def is_conversation(self) -> bool:
@@ -176,7 +177,9 @@ def _handler_for(api: FakeApi) -> type[BaseHTTPRequestHandler]:
                 body = json.loads(raw or b"{}")
             except ValueError:
                 body = {"unparsed": raw.decode("utf-8", "replace")}
-            request = Request(self.path, body if isinstance(body, dict) else {"body": body})
+            request = Request(
+                self.path, body if isinstance(body, dict) else {"body": body}, len(raw)
+            )
             if not self.path.startswith("/v1/messages"):
                 with api._lock:
                     api.requests.append(request)

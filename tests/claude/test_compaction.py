@@ -66,7 +66,7 @@ def test_after_native_summarize_up_to_here(
     picker.move(ui, "Up", report["steps"]["presses"])
     ui.keys("Enter")
     ui.wait_for("Summarize up to here")
-    ui.keys("Down", "Down", "Enter")
+    ui.keys(*["Down"] * report["steps"]["downs"], "Enter")  # keepd's steps, as they say
     path = world.transcript(session_id)
     ui.wait_for(lambda screen: '"direction":"up_to"' in path.read_text(), timeout=60)
     ui.wait_stable(quiet=1.0, timeout=60)

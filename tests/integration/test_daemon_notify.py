@@ -11,6 +11,7 @@ from typing import Any
 
 import orjson
 
+from keepd.core import steps
 from keepd.core.analysis import analyse_state
 from keepd.core.session import SessionState
 from keepd.core.tree import Scope
@@ -106,7 +107,8 @@ def _check_notice(notice: dict[str, Any], expected: dict[str, Any]) -> None:
     assert pick["grade"] == "●●●"
     assert notice["summary"] == f"invoicer: context {expected['context']['share']:.0%}"
     assert f"↑ {pick['below'] + 1} times" in notice["body"]
-    assert f"frees {pick['frees']:.0%}" in notice["body"]
+    left = steps.leaves(pick["after"], expected["context"]["tokens"], pick["frees"])
+    assert left.startswith("leaves about ") and left in notice["body"]
     assert pick["quote"][:60] in notice["body"]
     assert {"open-note", "not-now"} <= set(notice["actions"])
     assert notice["urgency"] == 1

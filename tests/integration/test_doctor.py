@@ -83,6 +83,24 @@ def test_sessions_format_config_and_notes(tmp_path: Path, monkeypatch: pytest.Mo
     assert checks.check_notes().status == OK
 
 
+def test_the_windows_of_the_newest_sessions(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tmp_path / "claude"
+    folder = root / "projects" / project_slug("/w/invoicer")
+    folder.mkdir(parents=True)
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(root))
+    assert checks.check_windows().status == SKIP
+    (folder / f"{EXAMPLE_ID}.jsonl").write_bytes(b"".join(example_lines()))
+    (root / "settings.json").write_text(json.dumps({"autoCompactWindow": 300_000}))
+    seen = checks.check_windows()
+    context = checks.analyse_file_context(folder / f"{EXAMPLE_ID}.jsonl")
+    assert seen.status == OK and EXAMPLE_ID[:8] in seen.summary
+    assert checks.window_words(context) in seen.summary
+    # the example's model has 200k: the setting's 300k is cut to it, less 20k room and 13k
+    assert "200k window (model), auto-compact at 167k (settings)" in seen.summary
+
+
 def test_inotify_counts_folders_against_the_limit(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

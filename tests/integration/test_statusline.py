@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from keepd.core import steps
 from keepd.ops.glance import Glance
 from keepd.ops.operations import Operations
 from keepd.ops.protocol import Reply, decode_request, encode_reply
@@ -76,8 +77,10 @@ def line_of(tree: Tree, data: bytes, *options: str, **env: str) -> str:
 
 
 def expected(entry: dict[str, Any], share: str) -> str:
-    frees = f"{entry['frees']:.0%}"
-    return f"keepd {share} · {entry['grade']} Esc Esc ↑{entry['below'] + 1} · frees {frees}\n"
+    frees = steps.short(entry.get("after"), entry["frees"])
+    downs = 4 if entry.get("code_changed") else 2
+    reach = f"Esc Esc ↑{entry['below'] + 1} Enter ↓{downs}"
+    return f"keepd {share} · {entry['grade']} {reach} · {frees}\n"
 
 
 def _session(tree: Tree) -> Path:
@@ -141,6 +144,32 @@ def test_a_cut_the_daemon_has_not_analysed_yet_is_said_not_the_old_pick(tmp_path
         line = line_of(tree, claude_json(path, used=9), "--plain")
     assert after["analysed_offset"] > read and "summarized" not in line, line
     assert line.startswith("keepd 9% · ")
+
+
+def test_the_window_the_status_line_names_is_kept_across_restarts(tmp_path: Path) -> None:
+    """Claude Code names a 1M window the file cannot show below 200k: the daemon analyses the
+    session with it at once, remembers it in its state file, and `keepd report` reads it."""
+    tree = make_tree(tmp_path, notify={"enabled": False})
+    path = _session(tree)
+
+    def context(daemon: Any) -> dict[str, Any]:
+        return dict(daemon.call("session", {"name": path.stem})["context"])
+
+    with running(tree) as daemon:
+        daemon.settled(path)
+        before = context(daemon)
+        assert before["window_source"] != "status line"
+        line_of(tree, claude_json(path, used=4, window=1_000_000), "--plain")
+        told = wait_until(lambda: (c := context(daemon))["window_source"] == "status line" and c)
+        assert told["window"] == 1_000_000 and told["claude_share"] == 0.04
+        assert told["share"] == round(told["tokens"] / 1_000_000, 4)
+    with running(tree) as daemon:  # nothing said since the restart
+        daemon.settled(path)
+        assert context(daemon)["window_source"] == "status line"
+    report = json.loads(run_cli(tree, "report", str(path), "--json").stdout)
+    assert (report["context"]["window"], report["context"]["window_source"]) == (
+        1_000_000, "status line"
+    )
 
 
 def test_the_daemons_glance_is_the_in_process_one(tmp_path: Path) -> None:

@@ -49,7 +49,8 @@ def analysis(
         scope="current",
         messages=30,
         skipped_lines=0,
-        context={"tokens": None, "window": 200_000, "share": share, "source": "usage"},
+        context={"tokens": None, "window": 200_000, "share": share, "source": "usage",
+                 "trigger": 200_000},  # a 200k model's, without a setting
         tokens_estimated=False,
         wiggle=0.01,
         stops=stops,
@@ -69,7 +70,8 @@ def test_a_clear_break_past_the_threshold() -> None:
     assert notice is not None and notice.key == "break:new" and not notice.urgent
     assert notice.title == "app: context 61%"
     assert "Esc Esc → ↑ 2 times" in notice.body
-    assert "frees 50%: a new task starts here." in notice.body and "●●●" not in notice.body
+    assert "frees 50% of the conversation: a new task starts here." in notice.body
+    assert "●●●" not in notice.body
     assert "the row reads “now the docs site now" in notice.body and "…”" in notice.body
 
 

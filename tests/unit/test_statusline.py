@@ -46,9 +46,11 @@ def _plain(
 
 
 def test_the_line_in_each_case() -> None:
-    assert _plain(STATUS, PICKED) == "keepd 25% · ●●● Esc Esc ↑20 · frees 54%"
+    assert _plain(STATUS, PICKED) == "keepd 25% · ●●● Esc Esc ↑20 Enter ↓2 · frees 54%"
     trade = _with(PICKED, grade=None, below=7, frees=0.2)
-    assert _plain(STATUS, trade) == "keepd 25% · no clear break Esc Esc ↑8 · frees 20%"
+    assert _plain(STATUS, trade) == "keepd 25% · no clear break Esc Esc ↑8 Enter ↓2 · frees 20%"
+    after = _with(PICKED, after=22_209, code_changed=True)
+    assert _plain(STATUS, after) == "keepd 25% · ●●● Esc Esc ↑20 Enter ↓4 · leaves ~22k"
     nothing = _with(PICKED, pick=None, grade=None, below=None, frees=None)
     assert _plain(STATUS, nothing) == "keepd 25% · nothing to do yet"
     assert _plain(STATUS, {"session_id": "s1", "known": True}) == "keepd · reading"
@@ -91,7 +93,7 @@ def test_a_compaction_written_since_the_glance_replaces_the_pick(tmp_path: Path)
     transcript = tmp_path / "s1.jsonl"
     transcript.write_bytes(b"x" * 9 + b"\n")  # the 10 bytes PICKED was made from
     status = _status(transcript_path=str(transcript))
-    line = "keepd 25% · ●●● Esc Esc ↑20 · frees 54%"
+    line = "keepd 25% · ●●● Esc Esc ↑20 Enter ↓2 · frees 54%"
     assert _plain(status, PICKED) == line
     with transcript.open("ab") as handle:  # a turn, quoting a boundary inside a string
         handle.write(

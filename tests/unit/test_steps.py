@@ -18,15 +18,17 @@ class _Stop:
 
 def test_presses_count_from_current() -> None:
     assert [steps.presses(below) for below in (0, 1, 19)] == [1, 2, 20]
-    assert steps.keys(19) == "Esc Esc ↑20"
+    assert steps.keys(19) == "Esc Esc ↑20 Enter ↓2"
 
 
 def test_the_sentence_names_keys_row_and_option() -> None:
     text = steps.instruction(_Stop("u1", 4, "fix the\nparser  now"))
     assert text == ("Esc Esc → ↑ 5 times from “(current)” → the row reads “fix the parser now” "
-                    "→ Enter → “Summarize up to here”")
+                    "→ Enter, then ↓ 2 to “Summarize up to here”, not the first option: it "
+                    "rewinds the conversation → Enter")
     assert steps.as_json(_Stop("u1", 4, "fix it")) == {
-        "stop": "u1", "presses": 5, "row": "fix it", "text": steps.sentence(4, "fix it")}
+        "stop": "u1", "presses": 5, "row": "fix it", "menu": list(steps.MENU_WITHOUT_CODE),
+        "option": "Summarize up to here", "downs": 2, "text": steps.sentence(4, "fix it")}
 
 
 def test_no_stop_or_one_the_picker_cannot_reach() -> None:
