@@ -35,7 +35,8 @@ HINT = "keepd statusline reads the JSON Claude Code pipes to its status line com
 
 RESET = "\x1b[0m"
 DIM, BOLD, RED, GREEN, YELLOW = "2", "1", "31", "32", "33"
-GRADE_COLORS = {"●●●": f"{BOLD};{GREEN}", "●●": GREEN, "●": "", "trade": YELLOW}
+NO_BREAK = "no clear break"  # the report's words for a stop suggested without a clear break
+GRADE_COLORS = {"●●●": f"{BOLD};{GREEN}", "●●": GREEN, "●": "", NO_BREAK: YELLOW}
 
 
 class StatusInput:
@@ -215,7 +216,7 @@ def _detail(paint: _Paint, status: StatusInput, found: Found) -> list[str]:
     below = _int(glance, "below")
     if below is None:
         return [paint(DIM, "nothing to do yet")]
-    grade = _text(glance, "grade") or "trade"
+    grade = _text(glance, "grade") or NO_BREAK
     steps = keys(below, glance.get("code_changed") is True)
     parts = [f"{paint(GRADE_COLORS.get(grade, ''), grade)} {paint(BOLD, steps)}"]
     frees, after = _float(glance, "frees"), _int(glance, "after")

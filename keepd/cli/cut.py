@@ -55,7 +55,7 @@ def _cut_parser(commands: Any) -> None:
     _session(cut)
     where = cut.add_mutually_exclusive_group()
     where.add_argument(
-        "--at", metavar="STOP", help="the stop: below~N as the report prints it, or its uuid"
+        "--at", metavar="STOP", help="the stop: ↑N as the report prints it, or its uuid"
     )
     where.add_argument("--pick", action="store_true", help="the stop keepd recommends")
     shape = cut.add_mutually_exclusive_group()
@@ -220,7 +220,8 @@ def _finish_json(operations: Any, plan: Plan, args: argparse.Namespace) -> int:
 
 
 def _describe(plan: Plan) -> None:
-    where = f" at below~{plan.stop_below} “{_short(plan.stop_quote, 60)}”" if plan.stop_uuid else ""
+    presses = (plan.stop_below or 0) + 1  # the report's ↑N for the stop
+    where = f" at ↑{presses} “{_short(plan.stop_quote, 60)}”" if plan.stop_uuid else ""
     print(f"keepd {plan.kind}: {plan.session_id}{where}")
     kept = f"keeps {len(plan.preserved):,} messages word for word, drops {plan.dropped:,}"
     shape = {"first": "summary first", "last": "summary last", "none": "no summary"}

@@ -82,6 +82,9 @@ def _parser() -> argparse.ArgumentParser:
     json_option(report)
     width_option(report)
     report.add_argument(
+        "--all", action="store_true", help="a row for every place to stop, not only the marked ones"
+    )
+    report.add_argument(
         "--ask-claude",
         action="store_true",
         help="also ask your own claude -p where pieces of work begin (sends the prompts)",
@@ -154,7 +157,7 @@ def _report(args: argparse.Namespace) -> int:
         _said_where(result, args.example, text=True)
         if number:
             print()  # several reports: a blank line between them
-        sys.stdout.write(report_text(result, args.width))
+        sys.stdout.write(report_text(result, args.width, every=args.all))
         if args.ask_claude:
             from keepd.cli.ask import reader_line
 
@@ -163,11 +166,12 @@ def _report(args: argparse.Namespace) -> int:
     return 0
 
 
-def report_text(result: ReportResult, width: int | None) -> str:
-    """The terminal report of a result at `width` (default: the terminal's)."""
+def report_text(result: ReportResult, width: int | None, *, every: bool = False) -> str:
+    """The terminal report of a result at `width` (default: the terminal's); `every`: a row for
+    every place to stop (`--all`)."""
     from keepd.report.terminal import Style, render
 
-    style = Style(width=width or _width(), color=_color(), legend=sys.stdout.isatty())
+    style = Style(width=width or _width(), color=_color(), every=every)
     return render(result.analysis, style, example=result.example, elsewhere=result.elsewhere)
 
 

@@ -123,11 +123,21 @@ def usable_stops(curve: Curve, frees: FloatArray, tuning: Tuning) -> npt.NDArray
 
 
 def event_pick(
-    curve: Curve, frees: FloatArray, tuning: Tuning, events: EventCodes, heights: FloatArray
+    curve: Curve,
+    frees: FloatArray,
+    tuning: Tuning,
+    events: EventCodes,
+    heights: FloatArray,
+    *,
+    bare: npt.NDArray[np.bool_] | None = None,
 ) -> Zone | None:
-    """The latest stop an event precedes, graded ●●, when it keeps enough words to measure."""
+    """The latest stop an event precedes, graded ●●, when it keeps enough words to measure and
+    is not a prompt without content of its own (`bare`: the /compact before a compaction)."""
     at = np.flatnonzero(events)
-    candidates = at[usable_stops(curve, frees, tuning)[at]]
+    ok = usable_stops(curve, frees, tuning)
+    if bare is not None:
+        ok &= ~bare
+    candidates = at[ok[at]]
     if not len(candidates):
         return None
     k = int(candidates[-1])

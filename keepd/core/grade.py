@@ -82,12 +82,21 @@ def grade(
         pick, zones = newest_pick(chosen, curve, frees, tuning=tuning, events=events, cues=cues)
     if pick is None:  # under the model's floor, the rule before it: no ●●● zone goes unpicked
         pick, zones = fallback_pick(
-            zones, curve, frees, tuning=tuning, events=events, heights=graded.heights
+            zones,
+            curve,
+            frees,
+            tuning=tuning,
+            events=events,
+            heights=graded.heights,
+            bare=bare_stops(cues, len(curve)),
         )
     pick, zones = settled(pick, zones, closing_prompts(graded.scored, len(curve)))
     for zone in zones:
         eligible[zone.best] = True
-    trade = [] if pick is not None else _trade(curve, frees, graded.points)
+    # A prompt with no content of its own (a built-in command such as /compact, shell-mode
+    # input, "commit") is no stop to suggest: the work begins at the prompt after it.
+    offered = graded.points[~bare_stops(cues, len(curve))[graded.points]]
+    trade = [] if pick is not None else _trade(curve, frees, offered)
     return Grading(graded.wiggle, eligible, zones, pick, trade)
 
 
@@ -332,12 +341,13 @@ def fallback_pick(
     tuning: Tuning,
     events: EventCodes | None,
     heights: FloatArray,
+    bare: npt.NDArray[np.bool_] | None = None,
 ) -> tuple[Zone | None, list[Zone]]:
     """The pick and the zones by the rule before the newest-work model: the strongest zone,
     else the stop of the latest event (a zone added for it)."""
     pick = strongest_zone(zones)
     if pick is None and events is not None:
-        pick = event_pick(curve, frees, tuning, events, heights)
+        pick = event_pick(curve, frees, tuning, events, heights, bare=bare)
         if pick is not None:
             zones = sorted([*zones, pick], key=lambda zone: zone.best)
     return pick, zones

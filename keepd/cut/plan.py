@@ -13,19 +13,26 @@ from keepd.cut.summary import SummaryRequest, message_text, recall_cut, summary_
 from keepd.cut.validate import check_kept
 from keepd.errors import NoSuchStopError, UsageError
 
-_BELOW = re.compile(r"(?:below)?~(\d+)")
+_BELOW = re.compile(r"(?:below)?~(\d+)")  # the older name, kept for scripts that use it
+_PRESSES = re.compile(r"(?:↑|\^)\s*(\d+)|(\d{1,4})")
 CHARS_PER_TOKEN = 4
 
 
 def resolve_stop(analysis: Analysis, spec: str) -> Stop:
-    """The stop `spec` names: its uuid, a unique prefix of it, or `below~N` as reported."""
+    """The stop `spec` names: `↑N` as the report prints it (also `^N`, or N alone with at most
+    four digits: the ↑ presses that reach it), its uuid or a unique prefix of it, or the older
+    `below~N` (N stops below it, one press fewer)."""
     spec = spec.strip()
-    below = _BELOW.fullmatch(spec)
-    if below:
-        count = int(below.group(1))
+    below, pressed = _BELOW.fullmatch(spec), _PRESSES.fullmatch(spec)
+    if below is not None or pressed is not None:
+        if below is not None:
+            count = int(below.group(1))
+        else:
+            assert pressed is not None
+            count = int(pressed.group(1) or pressed.group(2)) - 1
         found = [stop for stop in analysis.stops if stop.below == count]
         if not found:
-            raise NoSuchStopError(f"no stop has {count} below it (0-{len(analysis.stops) - 1})")
+            raise NoSuchStopError(f"no stop is at ↑{count + 1} (↑1-↑{len(analysis.stops)})")
         return found[0]
     exact = [stop for stop in analysis.stops if stop.uuid == spec]
     matches = exact or [stop for stop in analysis.stops if spec and stop.uuid.startswith(spec)]
@@ -37,14 +44,16 @@ def resolve_stop(analysis: Analysis, spec: str) -> Stop:
 
 
 def pick_stop(analysis: Analysis) -> Stop:
-    """The recommended stop, or an error naming the trade when there is none."""
-    stop = analysis.stop(analysis.pick)
+    """The stop the report, the note, the notice and the status line recommend (the pick, else
+    the suggested one of the stops offered without a clear break), or an error saying why
+    there is none."""
+    stop = analysis.target_stop()
     if stop is not None:
         return stop
-    trade = [analysis.stop(uuid) for uuid in analysis.trade]
-    offered = ", ".join(f"below~{s.below}" for s in trade if s is not None)
-    hint = f"; the trade offers {offered}" if offered else ""
-    raise NoSuchStopError(f"keepd sees no clear break to pick{hint}; choose one with --at")
+    raise NoSuchStopError(
+        "keepd suggests no stop: no clear break, and no stop keeps enough words of its own "
+        "to suggest; choose one with --at"
+    )
 
 
 def plan_cut(

@@ -104,6 +104,8 @@ def words(analysis: Analysis, stop: Stop | None, *, urgent: bool) -> tuple[str, 
     title = f"{project}: context {share:.0%}" + (", auto-compact is near" if urgent else "")
     if stop is None:
         return title, "No stop to summarize up to yet: every prompt is still needed."
-    grade = stop.grade or "no clear break"
+    from keepd.report.legend import grade_words
+
     left = leaves(stop.after, analysis.context.get("tokens"), stop.frees)
-    return title, f"{instruction(stop, NOTICE_ROW)}\nThat {left} ({grade})."
+    words = grade_words(stop.grade)  # the report's words for its mark, not the mark alone
+    return title, f"{instruction(stop, NOTICE_ROW)}\nThat {left}: {words}."

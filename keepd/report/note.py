@@ -14,10 +14,10 @@ from keepd.core.limits import compact_words
 from keepd.core.steps import leaves
 from keepd.data.icons import favicon_uri
 from keepd.report.instructions import block_start, short, summary_instructions
-from keepd.report.legend import EVENT_WORDS, FALLING_WORDS, GRADE_WORDS, plain_words
+from keepd.report.legend import EVENT_WORDS, FALLING_WORDS, GRADE_WORDS, mark, plain_words
 from keepd.report.note_assets import SCRIPT, STYLE, content_security_policy
-from keepd.report.svg import bar_svg, curve_svg, esc, frame_of, shape_text
-from keepd.report.terminal import keystrokes
+from keepd.report.svg import bar_svg, curve_svg, esc, frame_of
+from keepd.report.terminal import keystrokes, position, trade_heading
 from keepd.system.atomic import replace_file
 
 TABLE_QUOTE = 150
@@ -59,7 +59,7 @@ def _header(analysis: Analysis) -> str:
     facts = [
         f"session <code>{esc(analysis.session_id or '?')}</code>",
         f"{analysis.messages:,} messages",
-        f"{len(analysis.stops):,} places to stop",
+        f"{analysis.stop_count:,} places to stop",
         _context(analysis),
     ]
     if analysis.scope == "whole":
@@ -76,7 +76,7 @@ def _header(analysis: Analysis) -> str:
         f'<p class="meta">project <b class="quote">{esc(analysis.project or "?")}</b></p>\n'
         f'<p class="meta">{"".join(f"<span>{fact}</span>" for fact in facts if fact)}</p>\n'
         + "".join(f'<p class="muted">{esc(note)}</p>\n' for note in notes)
-        + f'<p class="key">{esc(plain_words())}</p>\n'
+        + f'<p class="key">{mark_html(plain_words())}</p>\n'
         + "</header>"
     )
 
@@ -99,25 +99,28 @@ def _verdict(analysis: Analysis) -> str:
     items = "".join(_trade_item(analysis, uuid, name) for uuid, name in _trade(analysis))
     if pick is not None:
         body = (
-            f"<p><b>Stop at below~{pick.below}</b>: summarizing up to there "
+            f"<p><b>Stop at {position(pick.below)}</b>: summarizing up to there "
             f"{leaves(pick.after, analysis.context.get('tokens'), pick.frees)} "
             f"(it frees {pick.frees:.0%} of the conversation). {_zone_words(pick)}</p>\n"
             f"<p>The message there: <q>{esc(short(pick.quote, 240))}</q></p>"
         )
-        if items:
-            body += (
-                f"\n<p>No zone reaches ●●, so here is {_trade_words(analysis)}:</p><ul>{items}</ul>"
-            )
     elif items:
-        body = (
-            f"<p><b>No clear break</b>: no zone reaches ●●. Here is {_trade_words(analysis)}:</p>\n"
-            f"<ul>{items}</ul>"
-        )
+        body = f"<p><b>{esc(trade_heading(len(analysis.trade)))}</b>:</p>\n<ul>{items}</ul>"
     else:
-        body = "<p><b>No stop stands out</b> from the curve's noise, and there is no trade.</p>"
+        body = f"<p><b>{esc(trade_heading(0))}</b>.</p>"
     keys = f'<p class="keys">{esc(keystrokes(analysis))}</p>'
     kind = "verdict" if pick is not None or analysis.trade else "verdict none"
     return f'<section class="{kind}">\n{body}\n{keys}\n</section>'
+
+
+def mark_html(text: str) -> str:
+    """A mark (or a text holding marks) escaped for the page, with ⏸ drawn by the style sheet:
+    no font of a fresh Debian has the glyph, and the text stays for copying and reading aloud.
+
+    >>> mark_html("●● ⏸")
+    '●● <span class="pause" role="img" aria-label="pause">⏸</span>'
+    """
+    return esc(text).replace("⏸", '<span class="pause" role="img" aria-label="pause">⏸</span>')
 
 
 def _zone_words(stop: Stop) -> str:
@@ -126,23 +129,19 @@ def _zone_words(stop: Stop) -> str:
     kinds = dict(GRADE_WORDS)
     shape = f" ({FALLING_WORDS})" if stop.shape == FALLING_MARK else ""
     if stop.event and stop.shape == Event(stop.event).mark:  # the event made this zone
-        kinds["●●"] = "no zone in the words, but the session's own break"
+        kinds["●●"] = "no break in the words, but the session's own"
         shape = f" ({EVENT_WORDS.get(stop.event, stop.event)})"
-    multiple = f", {stop.multiple:g}× the wiggle" if stop.multiple else ""
-    glyph = f'<span class="glyph">{esc(shape_text(stop.grade, stop.shape))}</span>'
+    multiple = f", {stop.multiple:g}× the noise" if stop.multiple else ""
+    glyph = f'<span class="glyph">{mark_html(mark(stop.grade, stop.shape, stop.event))}</span>'
     why = f" Graded by: {esc(', '.join(stop.reasons))}." if stop.reasons else ""
-    return f"Zone {glyph}: {esc(kinds.get(stop.grade, ''))}{shape}{multiple}.{why}"
-
-
-def _trade_words(analysis: Analysis) -> str:
-    count = len(analysis.trade)
-    if count > 1:
-        return f"the trade, {count} stops light to deep"
-    return "the one stop that keeps enough"
+    return f"{glyph}: {esc(kinds.get(stop.grade, ''))}{shape}{multiple}.{why}"
 
 
 def _trade(analysis: Analysis) -> list[tuple[str, str]]:
-    names = ["light", "middle", "deep"] if len(analysis.trade) == 3 else ["", "", ""]
+    names = ["frees less", "the suggestion", "frees more"] if len(analysis.trade) == 3 else []
+    names = names or [
+        "the suggestion" if uuid == analysis.target else "" for uuid in analysis.trade
+    ]
     return list(zip(analysis.trade, names, strict=False))
 
 
@@ -153,7 +152,7 @@ def _trade_item(analysis: Analysis, uuid: str, name: str) -> str:
     sc = "" if stop.sc is None else f", SC {stop.sc:.2f}"
     label = f"{name}: " if name else ""
     return (
-        f"<li>{label}<b>below~{stop.below}</b>: frees {stop.frees:.0%}, keeps "
+        f"<li>{label}<b>{position(stop.below)}</b>: frees {stop.frees:.0%}, keeps "
         f"{1 - stop.frees:.0%}{sc}; <q>{esc(short(stop.quote))}</q></li>"
     )
 
@@ -162,8 +161,8 @@ def _curve(analysis: Analysis) -> str:
     if not analysis.stops:
         return ""
     wiggle = (
-        f"The band is ± one wiggle ({analysis.wiggle:.4f}), the median step between "
-        "neighbouring points: rises inside it are noise. "
+        f"The band is ± the noise ({analysis.wiggle:.4f}), the median step between "
+        "neighbouring points: rises inside it mean nothing. "
         if analysis.wiggle
         else ""
     )
@@ -171,11 +170,11 @@ def _curve(analysis: Analysis) -> str:
         "<section>\n<h2>Self-containment at every stop</h2>\n<figure>\n"
         + curve_svg(analysis)
         + "\n<figcaption>Each point is a stop: the share of the word uses after it whose word "
-        "first appeared at or after it. Higher is safer to summarize up to. Shaded: zones, "
-        '<span class="glyph">●●●</span> a clear change of work, <span class="glyph">●●</span> '
-        'a sub-topic, <span class="glyph">●</span> barely above the noise; '
-        '<span class="glyph">▔▔▁</span> the '
-        f"curve holds there, then falls away. {wiggle}{_off_scale(analysis)}"
+        "first appeared at or after it. Higher is safer to summarize up to. Shaded: the stops "
+        "that stand out, "
+        + ", ".join(f'<span class="glyph">{g}</span> {esc(w)}' for g, w in GRADE_WORDS.items())
+        + f'; <span class="glyph">{FALLING_MARK}</span> {esc(FALLING_WORDS)}. '
+        f"{wiggle}{_off_scale(analysis)}"
         "Hover over a point for its message."
         "</figcaption>\n</figure>\n</section>"
     )
@@ -193,10 +192,10 @@ def _table(analysis: Analysis) -> str:
         return ""
     head = (
         '<tr><th class="num" data-sort>stop</th><th class="num" data-sort>frees</th>'
-        '<th class="num" data-sort>SC</th><th data-sort>shape</th>'
-        '<th class="num" data-sort>× wiggle</th><th data-sort>the message there</th></tr>'
+        '<th class="num" data-sort>SC</th><th data-sort>mark</th>'
+        '<th class="num" data-sort>× noise</th><th data-sort>the message there</th></tr>'
     )
-    rows = "\n".join(_row(stop, stop.uuid == analysis.pick) for stop in analysis.stops)
+    rows = "\n".join(_row(stop, stop.uuid == analysis.target) for stop in analysis.stops)
     return (
         "<section>\n<h2>Every stop</h2>\n"
         '<p class="muted">Oldest first, so reading down frees more. <span class="noprint">'
@@ -216,10 +215,10 @@ def _row(stop: Stop, picked: bool) -> str:
     multiple = f"{stop.multiple:g}" if stop.multiple else ""
     return (
         f"<tr{attr}>"
-        f'<td class="num" data-v="{stop.below}">{arrow}below~{stop.below}</td>'
+        f'<td class="num" data-v="{stop.below}">{arrow}{position(stop.below)}</td>'
         f'<td class="num" data-v="{stop.frees}">{bar_svg(stop.frees)}{_pct(stop.frees)}</td>'
         f'<td class="num" data-v="{stop.sc if stop.sc is not None else -1}">{sc}</td>'
-        f'<td class="glyph">{esc(shape_text(stop.grade, stop.shape))}</td>'
+        f'<td class="glyph">{mark_html(mark(stop.grade, stop.shape, stop.event))}</td>'
         f'<td class="num" data-v="{stop.multiple or 0}">{multiple}</td>'
         f'<td class="quote">{esc(short(stop.quote, TABLE_QUOTE))}</td></tr>'
     )
@@ -233,7 +232,7 @@ def _blocks(analysis: Analysis) -> str:
     stop = analysis.target_stop()
     if stop is None or not analysis.blocks:
         return ""
-    which = "the pick" if analysis.pick else "the middle stop of the trade"
+    which = "the pick" if analysis.pick else "the suggested stop"
     rows = "\n".join(_block_row(analysis, n, block) for n, block in enumerate(analysis.blocks, 1))
     return (
         "<section>\n<h2>What the kept part borrows from</h2>\n"

@@ -34,12 +34,16 @@ p { margin: 6px 0; }
 .keys { font: 600 0.95rem ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
 q, .quote { overflow-wrap: anywhere; }
 .glyph { white-space: nowrap; }
+.pause { display: inline-block; width: 0.62em; height: 0.78em; vertical-align: -0.06em;
+  border-left: 0.21em solid; border-right: 0.21em solid; overflow: hidden; text-indent: 2em;
+  white-space: nowrap; }
 .pct { display: inline-block; min-width: 3.2em; }
 figure { margin: 8px 0 0; }
 figcaption { color: var(--muted); font-size: 0.88rem; }
 svg.curve { width: 100%; height: auto; display: block; }
 svg text { fill: var(--muted); font: 11px system-ui, sans-serif; }
 svg .zlabel { fill: var(--fg); font-size: 12px; }
+svg .pausebar { fill: var(--fg); }
 svg .picklabel { fill: var(--pick); font-weight: 600; font-size: 12px; }
 .grid { stroke: var(--rule); stroke-width: 1; }
 .axis { stroke: var(--muted); stroke-width: 1; }

@@ -8,12 +8,14 @@ from html import escape
 
 from keepd.core.analysis import Analysis, Stop, ZoneInfo
 from keepd.core.grade import DEFAULT_TUNING, Tuning
+from keepd.core.steps import presses
 from keepd.report.chart import widened
+from keepd.report.legend import mark
 
 WIDTH, HEIGHT = 960, 320
 LEFT, RIGHT, TOP, BOTTOM = 46, 14, 44, 40
 _GRADE_CLASS = {"●●●": "g3", "●●": "g2", "●": "g1"}
-_TRADE_NAMES = ("light", "middle", "deep")
+_TRADE_NAMES = ("frees less", "the suggestion", "frees more")
 _LABEL_PX = 7.2  # a rough width of one label character
 
 
@@ -136,10 +138,10 @@ def _axis(stops: list[Stop], frame: Frame) -> list[str]:
     base = HEIGHT - BOTTOM
     out = [f'<line class="axis" x1="{LEFT}" x2="{WIDTH - RIGHT}" y1="{base}" y2="{base}"/>']
     if stops:
-        out.append(f'<text x="{LEFT}" y="{base + 32}">older · below~{stops[0].below}</text>')
+        out.append(f'<text x="{LEFT}" y="{base + 32}">older · ↑{presses(stops[0].below)}</text>')
         out.append(
             f'<text x="{WIDTH - RIGHT}" y="{base + 32}" text-anchor="end">'
-            f"below~{stops[-1].below} · newer</text>"
+            f"↑{presses(stops[-1].below)} · newer</text>"
         )
     out.append(
         f'<text x="{(LEFT + WIDTH - RIGHT) / 2:.0f}" y="{base + 32}" text-anchor="middle">'
@@ -162,39 +164,44 @@ def _zones(analysis: Analysis, frame: Frame) -> list[str]:
             f'<rect class="zone {grade}" x="{left:.1f}" y="{TOP}" width="{width:.1f}" '
             f'height="{HEIGHT - TOP - BOTTOM}"><title>{esc(_zone_text(zone))}</title></rect>'
         )
-        if zone.grade != "●":
-            out += _zone_label(zone, frame.x(position[zone.best]), rows)
+        if zone.grade != "●" and zone.best in position:
+            best = analysis.stops[position[zone.best]]  # the stop's mark, as its row shows it
+            text = mark(best.grade, best.shape, best.event)
+            out += _zone_label(text, frame.x(position[zone.best]), rows)
     return out
 
 
 def _zone_text(zone: ZoneInfo) -> str:
-    return f"zone {zone.grade} {zone.shape}: {zone.multiple:g}× the wiggle"
+    return f"{mark(zone.grade, zone.shape, zone.event)}: {zone.multiple:g}× the noise"
 
 
-def _zone_label(zone: ZoneInfo, x: float, rows: list[float]) -> list[str]:
-    """A label above the plot in the first of two rows where it does not overlap the last one."""
-    text = shape_text(zone.grade, zone.shape)
-    half = len(text) * _LABEL_PX / 2
+def _zone_label(text: str, x: float, rows: list[float]) -> list[str]:
+    """A label (a stop's mark) above the plot in the first of two rows where it does not overlap
+    the last one."""
+    paused = text.endswith("⏸")  # no font of a fresh Debian has it: two bars drawn instead
+    text = text.removesuffix("⏸").rstrip()
+    half = (len(text) + (1.5 if paused else 0)) * _LABEL_PX / 2
     x = min(max(x, LEFT + half), WIDTH - RIGHT - half)
     for row, end in enumerate(rows):
         if x - half > end + 4:
             rows[row] = x + half
             y = TOP - 8 - row * 15
+            if not paused:
+                return [
+                    f'<text class="zlabel" x="{x:.1f}" y="{y}" text-anchor="middle">'
+                    f"{esc(text)}</text>"
+                ]
+            bars = x + half - 7.5  # the two bars take the label's last 7.5 pixels
             return [
-                f'<text class="zlabel" x="{x:.1f}" y="{y}" text-anchor="middle">{esc(text)}</text>'
+                f'<text class="zlabel" x="{bars - 3:.1f}" y="{y}" text-anchor="end">'
+                f"{esc(text)}</text>",
+                *(
+                    f'<rect class="pausebar" x="{bars + dx:.1f}" y="{y - 9}" width="2.5" '
+                    'height="9"><title>pause</title></rect>'
+                    for dx in (0.0, 4.5)
+                ),
             ]
     return []
-
-
-def shape_text(grade: str | None, shape: str | None) -> str:
-    """A zone's grade, and its shape when that says more (the falling mark).
-
-    >>> shape_text("●●", "●●"), shape_text("●●●", "▔▔▁"), shape_text(None, None)
-    ('●●', '●●● ▔▔▁', '')
-    """
-    if not grade:
-        return ""
-    return grade if not shape or shape == grade else f"{grade} {shape}"
 
 
 def _segments(stops: list[Stop]) -> list[list[tuple[int, float]]]:
@@ -231,7 +238,10 @@ def _band(stops: list[Stop], frame: Frame, wiggle: float | None) -> list[str]:
             upper = [(x - 3, top), (x + 3, top)]
             lower = [(x + 3, bottom), (x - 3, bottom)]
         points = " ".join(f"{x:.1f},{y:.1f}" for x, y in upper + lower)
-        out.append(f'<polygon class="band" points="{points}"><title>± one wiggle</title></polygon>')
+        out.append(
+            f'<polygon class="band" points="{points}"><title>± the noise: the median step'
+            "</title></polygon>"
+        )
     return out
 
 
@@ -240,7 +250,7 @@ def _markers(analysis: Analysis, frame: Frame) -> list[str]:
     position = {stop.uuid: k for k, stop in enumerate(analysis.stops)}
     if analysis.pick in position:
         stop = analysis.stops[position[analysis.pick]]
-        label = f"the pick, below~{stop.below}"
+        label = f"the pick, ↑{presses(stop.below)}"
         return _marker(frame.x(position[analysis.pick]), label, "pickline", "picklabel", [])
     out: list[str] = []
     ends: list[float] = []
@@ -291,9 +301,9 @@ def _point(analysis: Analysis, k: int, stop: Stop, frame: Frame) -> str:
 def hover_text(stop: Stop, picked: bool = False) -> str:
     """What hovering over a stop says (plain text; escape it before use)."""
     sc = "no SC" if stop.sc is None else f"SC {stop.sc:.3f}"
-    head = f"below~{stop.below} · {sc} · frees {stop.frees:.0%}"
+    head = f"↑{presses(stop.below)} · {sc} · frees {stop.frees:.0%}"
     if stop.grade:
-        head += f" · {shape_text(stop.grade, stop.shape)} {stop.multiple or 0:g}×"
+        head += f" · {mark(stop.grade, stop.shape, stop.event)} {stop.multiple or 0:g}×"
     if picked:
         head += " · the pick"
     if not stop.in_picker:

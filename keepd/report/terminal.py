@@ -6,22 +6,20 @@ import textwrap
 from dataclasses import dataclass
 
 from keepd.core.analysis import Analysis, Stop
-from keepd.core.events import Event
 from keepd.core.limits import compact_words
-from keepd.core.steps import ROW_CHARS, instruction, leaves
+from keepd.core.steps import ROW_CHARS, instruction, leaves, presses
 from keepd.report.chart import LABEL, chart_lines, columns
-from keepd.report.legend import marks_key
+from keepd.report.legend import mark, marks_key
 from keepd.report.numbers import plural, tokens_text
 
 MAX_ROWS = 8
-# "stop", not "scroll to": below~N names a stop (`keepd cut --at`); how to reach it in the
-# picker is the instruction's "↑ N+1 times" (core/steps.py).
-# Each word over its column: stop (where), frees (bar and share), shape, then the quote.
-ROWS_HEADING = "      stop       frees          shape the message"
+CURVE_TITLE = "how well the rest stands on its own (higher: safer)"
+# Each word over its column: stop (its ↑ number), frees (bar and share), mark, then the quote.
+WHERE = 5  # "↑9999"
+MARK = 9  # "●●● ▔▔▁ ⏸"
+ROWS_HEADING = "     stop  frees" + " " * 10 + "mark" + " " * 6 + "the message"
 BAR_CELLS = 8
-WHY_QUOTE = 16  # the "why" column shows when this much room is left for the quote
-WHY_WIDTH = 8  # the "why" column's width, wider (up to WHY_WIDEST) when a row's reasons need it
-WHY_WIDEST = 16
+MIN_QUOTE = 20  # the least room a row's quote gets, however narrow the terminal
 _PARTS = " ▏▎▍▌▋▊▉"
 
 
@@ -31,7 +29,8 @@ class Style:
 
     width: int = 80
     color: bool = False
-    legend: bool = False  # the key line under the rows: on a terminal, not when piped
+    legend: bool = True  # the key line under the rows
+    every: bool = False  # a row for every stop (`keepd report --all`), not only the marked ones
 
     def paint(self, text: str, code: str) -> str:
         return f"\033[{code}m{text}\033[0m" if self.color else text
@@ -53,16 +52,18 @@ def render(
         lines.append("")
         lines.append("  No places to stop yet: the picker lists no prompts in this context.")
         return "\n".join(lines) + "\n"
-    lines += ["", _section(analysis, style)]
+    lines += ["", _section(style)]
     lines += _curve(analysis, style)
     lines += ["", *_rows(analysis, style)]
     if style.legend:
         lines += _legend(analysis, style)
-    keys = keystrokes(analysis, max(style.width - 20, 12)).split(" → ")
-    lines += ["", *wrap(keys, " → ", style.width, "  ")]
     target = analysis.target_stop()
-    if target is not None and target.in_picker:
-        lines.append(f"  that {leaves(target.after, analysis.context.get('tokens'), target.frees)}")
+    if target is not None:  # else the rows' heading says why there is none
+        keys = keystrokes(analysis, max(style.width - 20, 12)).split(" → ")
+        lines += ["", *wrap(keys, " → ", style.width, "  ")]
+        if target.in_picker:
+            left = leaves(target.after, analysis.context.get("tokens"), target.frees)
+            lines.append(f"  that {left}")
     return "\n".join(lines) + "\n"
 
 
@@ -81,9 +82,7 @@ def _header(analysis: Analysis, style: Style) -> list[str]:
         parts.append(compact_words(analysis.context))
     if analysis.scope == "whole":
         parts.append("whole history")
-    lines = wrap(parts, " · ", style.width, "        ")
-    lines[0] = "  " + style.paint("keep", "1") + lines[0][len("      ") :]
-    return lines
+    return wrap(parts, " · ", style.width, "  ")
 
 
 def project_name(project: str) -> str:
@@ -137,10 +136,8 @@ def wrap(parts: list[str], joint: str, width: int, indent: str) -> list[str]:
     return lines
 
 
-def _section(analysis: Analysis, style: Style) -> str:
-    wiggle = analysis.wiggle
-    note = f" (wiggle {wiggle:.4f}: the curve's own noise)" if wiggle is not None else ""
-    return "  " + style.paint("self-containment", "1") + note
+def _section(style: Style) -> str:
+    return "  " + style.paint(CURVE_TITLE, "1")
 
 
 def _curve(analysis: Analysis, style: Style) -> list[str]:
@@ -159,143 +156,128 @@ def _curve(analysis: Analysis, style: Style) -> list[str]:
         shown = columns(len(positions), style.width - 2)
         at = positions.index(target)
         col = min(range(len(shown)), key=lambda c: abs(shown[c] - at))
-        label = "▔ the pick ▔▔▔" if analysis.pick else "▔ the middle of the trade"
-        lines.append("  " + " " * (LABEL - 1) + "·" * col + style.paint(label, "1"))
+        lines.append(
+            "  " + " " * (LABEL - 1) + pointer(col, len(shown), bool(analysis.pick), style)
+        )
     lines.append("  " + " " * (LABEL - 1) + "older → newer")
     return lines
 
 
+def pointer(col: int, width: int, pick: bool, style: Style) -> str:
+    """The line under the chart: one ▲ under the recommended stop's column and its name beside
+    it, to the right, or to the left when the right has no room.
+
+    >>> pointer(3, 40, True, Style())
+    '   ▲ the pick'
+    >>> pointer(38, 40, False, Style())
+    '                       the suggestion ▲'
+    """
+    name = "the pick" if pick else "the suggestion"
+    if col + 2 + len(name) <= max(width, 2 + len(name)):
+        return " " * col + style.paint("▲", "1") + " " + name
+    return " " * max(col - len(name) - 1, 0) + name + " " + style.paint("▲", "1")
+
+
 def _rows(analysis: Analysis, style: Style) -> list[str]:
-    chosen = _row_stops(analysis)
-    older = _older_count(analysis, chosen)
+    chosen = row_stops(analysis, every=style.every)
     lines = []
-    if older:
-        lines.append(f"        ↑ {older} older")
     if not analysis.pick:
-        lines.append("  " + trade_heading(len(chosen)))
+        lines += wrap(trade_heading(len(analysis.trade)).split(" "), " ", style.width, "  ")
     if not chosen:
-        return lines
-    widest = min(max(WHY_WIDTH, *(len(why_text(stop)) for stop in chosen)), WHY_WIDEST)
-    extra = widest - WHY_WIDTH
-    why = style.width - 55 - extra >= WHY_QUOTE  # room for the "why" column and a useful quote
-    message = ROWS_HEADING.index("the message")
-    heading = ROWS_HEADING[:message] + ("why".ljust(widest + 1) if why else "") + "the message"
-    lines.append(heading + (" there" if len(heading) + 6 <= style.width else ""))
-    quote_room = max(style.width - (55 + extra if why else 46), 12)
+        shown = shown_text(0, analysis.stop_count)
+        return lines + wrap(shown.split(" · "), " · ", style.width, "  ")
+    lines.append(ROWS_HEADING + (" there" if len(ROWS_HEADING) + 6 <= style.width else ""))
+    quote_room = max(style.width - len(ROWS_HEADING) + len("the message"), MIN_QUOTE)
     for stop in chosen:
-        width = widest if why else 0
-        lines.append(_row(stop, stop.uuid == analysis.pick, quote_room, style, why=width))
+        lines.append(_row(stop, stop.uuid == analysis.target, quote_room, style))
+    shown = shown_text(len(chosen), analysis.stop_count)
+    if shown:
+        lines += wrap(shown.split(" · "), " · ", style.width, "  ")
     return lines
 
 
+def shown_text(shown: int, total: int) -> str:
+    """What the rows leave out, and how to see it; empty when they show every stop.
+
+    >>> shown_text(3, 40)
+    '3 of 40 places to stop shown · every one: keepd report --all'
+    >>> shown_text(1, 1), shown_text(0, 1)
+    ('', '0 of 1 place to stop shown · every one: keepd report --all')
+    """
+    if shown >= total:
+        return ""
+    places = plural(total, "place to stop", "places to stop")
+    return f"{shown} of {places} shown · every one: keepd report --all"
+
+
 def trade_heading(count: int) -> str:
-    """What the rows are when there is no pick: the trade has as many stops as keep enough.
+    """What the rows are when there is no pick: a few stops to choose from, and the one the
+    keys below go to.
 
     >>> [trade_heading(n) for n in (3, 1, 0)]  # doctest: +NORMALIZE_WHITESPACE
-    ['No clear break: the trade, 3 stops light to deep',
-     'No clear break: one stop keeps enough words to offer',
-     'No clear break, and no stop keeps enough words to offer one']
+    ['No clear break. The 3 stops that stand on their own best, freeing less to more; the
+      keys below go to the one marked →',
+     'No clear break. One stop stands on its own enough to suggest; the keys below go to it',
+     'No clear break, and no stop keeps enough words to suggest one']
     """
     if count > 1:
-        return f"No clear break: the trade, {count} stops light to deep"
+        return (
+            f"No clear break. The {count} stops that stand on their own best, freeing less to "
+            "more; the keys below go to the one marked →"
+        )
     if count == 1:
-        return "No clear break: one stop keeps enough words to offer"
-    return "No clear break, and no stop keeps enough words to offer one"
+        return (
+            "No clear break. One stop stands on its own enough to suggest; the keys below go to it"
+        )
+    return "No clear break, and no stop keeps enough words to suggest one"
 
 
 def _legend(analysis: Analysis, style: Style) -> list[str]:
-    """One line of key for what the rows and the curve's heading show."""
-    rows = _row_stops(analysis)
-    parts = marks_key(
-        [mark for stop in rows for mark in (stop.grade, stop.shape) if mark],
-        [stop.event for stop in rows if stop.event],
-    )
-    if rows:
-        parts.append(f"{position('N')}: Esc Esc, ↑ N+1 times")
+    """One line of key for the marks the rows show, and the stops' names."""
+    rows = row_stops(analysis, every=style.every)
+    parts = marks_key(row_mark(stop) for stop in rows)
+    if not rows:
+        return []
+    parts.insert(0, f"{position('N')}: Esc Esc, then ↑ N times")
     return [style.paint(line, "2") for line in wrap(parts, " · ", style.width, "  ")]
 
 
 def position(below: int | str) -> str:
-    """Where a stop is in the picker, as the rows print it."""
-    return f"below~{below}"
+    """A stop's one number wherever a person sees it: the ↑ presses from “(current)” that
+    reach it in the picker (what `keepd cut --at` takes too).
+
+    >>> position(19), position("N")
+    ('↑20', '↑N')
+    """
+    return f"↑{presses(below) if isinstance(below, int) else below}"
 
 
-def _row_stops(analysis: Analysis) -> list[Stop]:
+def row_stops(analysis: Analysis, *, every: bool = False) -> list[Stop]:
+    """The stops the report's rows show, oldest first: every one with `every`, else the
+    zones' (● ones left out), the pick and the suggested stops, the newest `MAX_ROWS`."""
+    if every:
+        return list(analysis.stops)
     wanted = {zone.best for zone in analysis.zones if zone.grade != "●"}
-    if not wanted and analysis.pick:
-        wanted = {analysis.pick}
-    if not analysis.pick:
-        wanted = set(analysis.trade)
+    wanted |= set(analysis.trade)
+    if analysis.target:
+        wanted.add(analysis.target)
     rows = [stop for stop in analysis.stops if stop.uuid in wanted]
     return rows[-MAX_ROWS:]
 
 
-def _older_count(analysis: Analysis, chosen: list[Stop]) -> int:
-    if not chosen:
-        return 0
-    first = analysis.stops.index(chosen[0])
-    return first
+def row_mark(stop: Stop) -> str:
+    """The mark a row shows: `legend.mark`, the one every front end prints."""
+    return mark(stop.grade, stop.shape, stop.event)
 
 
-def _row(stop: Stop, picked: bool, quote_room: int, style: Style, *, why: int) -> str:
-    """One stop's row; `why` is the width of the "why" column (0: no such column)."""
+def _row(stop: Stop, picked: bool, quote_room: int, style: Style) -> str:
+    """One stop's row."""
     arrow = style.paint("→", "1;32") if picked else " "
-    shape = (stop.shape or "").ljust(5)
-    event = Event(stop.event) if stop.event else None
-    if event and stop.shape != event.mark and not stop.reasons:
-        shape = f"{stop.shape or ''}{event.mark}".ljust(5)  # the session's break there too
-    quote = _quote(stop.quote, quote_room)
-    reasons = f"{why_text(stop, why):<{why}} " if why else ""
-    where = f"{position(stop.below):<10}"
+    where = f"{position(stop.below):<{WHERE}}"
     frees = f"{bar(stop.frees)} {stop.frees:4.0%}"
-    text = f"   {arrow}  {where} {frees}  {shape} {reasons}{quote}"
+    marks = f"{row_mark(stop):<{MARK}}"
+    text = f"   {arrow} {where} {frees}  {marks} {_quote(stop.quote, quote_room)}"
     return style.paint(text, "1") if picked and style.color else text
-
-
-_WHY = {
-    "work finished": "done",
-    "git branch": "⎇",
-    "compaction": "✂",
-    "pause": "⏸",
-    "long prompt": "long",
-    "after short replies": "ask",
-    "says it turns to the next thing": "next",
-    "the prompt before closed the work": "ok",
-    "new words": "novel",
-    "new files": "files",
-    "newest work": "new",  # the newest-work model alone made the pick (core/newest.py)
-    "new work at the newest prompt": "last",  # the pick moved off the newest prompt (settle.py)
-}
-
-
-def why_text(stop: Stop, room: int | None = None) -> str:
-    """What graded a zone, short: the words' multiple, then its cues; with `room`, the
-    reasons that fit whole and "+" for the rest (a cue cut to its first letter reads as
-    another).
-
-    >>> s = Stop("u", 1, 1, True, 0.5, 0.5, 90, 9, "●●●", "●●●", 4.2, "", "")
-    >>> s.reasons = ["words", "work finished", "pause"]
-    >>> why_text(s)
-    '4x done⏸'
-    >>> s.reasons = ["work finished", "long prompt", "says it turns to the next thing"]
-    >>> why_text(s), why_text(s, 10), why_text(s, 8)
-    ('done long next', 'done long+', 'done+')
-    >>> s.reasons = ["pause", "new words", "new files"]
-    >>> why_text(s)
-    '⏸novel files'
-    """
-    text = ""
-    for reason in stop.reasons or ():
-        if reason == "words":
-            part = f"{stop.multiple:.0f}x " if stop.multiple is not None else "words "
-        else:
-            part = _WHY.get(reason, reason)
-        gap = " " if text[-1:].isalnum() and part[:1].isalnum() else ""
-        longer = (text + gap + part).strip()
-        if room is not None and len(longer) > room:
-            return text.strip()[: room - 1] + "+"
-        text += gap + part
-    return text.strip()
 
 
 def bar(share: float, cells: int = BAR_CELLS) -> str:

@@ -20,7 +20,7 @@ def test_report_runs_on_every_corpus_file(
     for path in corpus_sessions:
         assert main(["report", str(path), *scope]) == 0, path.name
         text = capsys.readouterr().out
-        assert text.startswith("  keep  session"), path.name
+        assert text.startswith("  session "), path.name
         assert main(["report", str(path), "--json", *scope]) == 0, path.name
         data = orjson.loads(capsys.readouterr().out)
         assert data["scope"] == ("whole" if whole else "current")
@@ -46,7 +46,7 @@ def test_installed_command_reports_a_corpus_file(corpus_sessions: list[Path]) ->
     )
     assert done.returncode == 0, done.stderr
     assert "\033[" not in done.stdout  # piped: plain text
-    assert "self-containment" in done.stdout
+    assert "stands on its own" in done.stdout
 
 
 def test_evaluation_runs_on_a_tiny_subset(shared: Path) -> None:

@@ -283,7 +283,7 @@ def test_cli_says_how_to_continue_and_what_the_context_holds(
     summary.write_text("The CSV import is done; the PDF export is the work now.\n")
     assert main(["cut", EXAMPLE_ID, "--pick", "--summary-file", str(summary)]) == 0
     out = capsys.readouterr().out
-    assert f"keepd cut: {EXAMPLE_ID} at below~" in out
+    assert f"keepd cut: {EXAMPLE_ID} at ↑20 “ok the fix PR" in out  # the report's pick, ↑20
     assert "(summary first: file summary.md," in out
     assert "the new context: " in out and "% of 200k (now 128k, 64%)" in out
     assert f"continue: cd /home/dev/invoicer && claude --resume {EXAMPLE_ID}" in out

@@ -63,7 +63,7 @@ def test_without_a_daemon_every_command_computes_in_process(
     shown = _json(capsys, "show", EXAMPLE_ID[:6])
     assert curve(shown) == curve(fresh_report(path))
     assert main(["show", EXAMPLE_ID[:6], "--width", "90"]) == 0
-    assert "below~" in capsys.readouterr().out
+    assert "   → ↑" in capsys.readouterr().out
     muted = _json(capsys, "mute", EXAMPLE_ID[:6], "--for", "5")
     assert muted["session_id"] == EXAMPLE_ID and muted["until"] > time.time() + 250
     assert _json(capsys, "sessions")[0]["muted"] is True

@@ -137,7 +137,7 @@ def test_several_reports_are_apart(example: Path) -> None:
     done = keepd("report", EXAMPLE_ID, "--example")
     assert done.returncode == 0, done.stderr
     text = keepd("report", EXAMPLE_ID, EXAMPLE_ID).stdout
-    second = text.index("  keep  session", 1)
+    second = text.index("  session ", 1)
     assert text[second - 2 : second] == "\n\n"
 
 

@@ -22,24 +22,29 @@ def loaded(tmp_path: Path) -> Loaded:
     return load(write_session(tmp_path, conversation()))
 
 
-def test_stop_by_uuid_prefix_or_below(loaded: Loaded) -> None:
+def test_stop_by_presses_uuid_prefix_or_below(loaded: Loaded) -> None:
     analysis = loaded.analysis
     assert resolve_stop(analysis, "u005").index == 4
     assert resolve_stop(analysis, "u01").uuid == "u011"
     assert resolve_stop(analysis, "below~0").uuid == "u011"
     assert resolve_stop(analysis, "~3").uuid == "u003"
+    # the report's one number: ↑N, the presses from "(current)", is below~N-1
+    for spec in ("↑1", "^1", "1", "↑ 1"):
+        assert resolve_stop(analysis, spec).uuid == "u011", spec
+    assert resolve_stop(analysis, "↑4").uuid == "u003"
 
 
-@pytest.mark.parametrize("spec", ["u00", "nope", "below~9", "", "u002"])
+@pytest.mark.parametrize("spec", ["u00", "nope", "below~9", "", "u002", "↑0", "↑99", "0"])
 def test_stops_that_are_not_one_are_refused(loaded: Loaded, spec: str) -> None:
     with pytest.raises(NoSuchStopError):
         resolve_stop(loaded.analysis, spec)
 
 
-def test_no_pick_names_the_trade(loaded: Loaded) -> None:
+def test_no_pick_takes_the_suggested_stop_as_the_report_does(loaded: Loaded) -> None:
     traded = replace(loaded.analysis, pick=None, trade=["u003", "u005", "u007"])
-    with pytest.raises(NoSuchStopError, match=r"below~3, below~2, below~1"):
-        pick_stop(traded)
+    assert pick_stop(traded).uuid == "u005" == traded.target
+    with pytest.raises(NoSuchStopError, match="suggests no stop"):
+        pick_stop(replace(traded, trade=[]))
 
 
 def test_cut_keeps_everything_from_the_stop(loaded: Loaded) -> None:

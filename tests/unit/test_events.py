@@ -92,7 +92,7 @@ def test_without_a_zone_in_the_words_the_latest_event_is_the_pick() -> None:
 def test_the_report_and_the_note_show_the_event_pick() -> None:
     analysis = _event_picked()
     text = render(analysis, Style(width=100))
-    assert "→  below~1" in text and "⏸" in text
+    assert "→ ↑2  " in text and "●● ⏸" in text
     note = render_note(analysis)
     assert "a pause of ten minutes or more before the prompt" in note
 

@@ -139,9 +139,9 @@ def test_no_pick_shows_the_trade(hostile: Analysis) -> None:
     middle = hostile.stops[len(hostile.stops) // 2].uuid
     trade = [hostile.stops[2].uuid, middle, hostile.stops[-2].uuid]
     page = render_note(replace(hostile, pick=None, trade=trade))
-    assert "No clear break" in page and "light: <b>below~" in page
-    assert '<tr class="pick"' not in page
-    assert page.count('class="tradeline"') == 3
+    assert "No clear break" in page and "the suggestion: <b>↑" in page
+    # the suggested stop is the one row marked, as the keys go to it
+    assert page.count('<tr class="pick"') == 1 and page.count('class="tradeline"') == 3
 
 
 def test_notes_of_sessions_without_stops_or_ids() -> None:
@@ -235,10 +235,3 @@ def test_a_block_that_starts_inside_a_turn_says_so() -> None:
         "inside the turn that began “plan the parser”, then “then docs”"
     )
     assert block_start(analysis, block) == "beginning “the lexer first”"
-
-
-def test_a_pick_below_two_dots_comes_with_the_trade(hostile: Analysis) -> None:
-    trade = [stop.uuid for stop in hostile.stops[2:5]]
-    page = render_note(replace(hostile, trade=trade))
-    assert "Stop at below~" in page and "here is the trade, 3 stops light to deep" in page
-    assert page.count('<tr class="pick"') == 1

@@ -70,7 +70,8 @@ def test_a_clear_break_past_the_threshold() -> None:
     assert notice is not None and notice.key == "break:new" and not notice.urgent
     assert notice.title == "app: context 61%"
     assert "Esc Esc → ↑ 2 times" in notice.body
-    assert "frees 50%" in notice.body and "●●●" in notice.body
+    assert "frees 50% of the conversation: a new task starts here." in notice.body
+    assert "●●●" not in notice.body
     assert "the row reads “now the docs site now" in notice.body and "…”" in notice.body
 
 

@@ -22,19 +22,18 @@ def example() -> Analysis:
     return analyse_file(example_session())
 
 
-def test_the_key_line_is_shown_on_a_terminal_only() -> None:
+def test_the_key_line_names_only_the_marks_on_screen() -> None:
     analysis = example()
-    piped = render(analysis, Style(width=100))
-    shown = render(analysis, Style(width=100, legend=True))
-    extra = [line for line in shown.splitlines() if line not in piped.splitlines()]
-    assert len(extra) == 1, extra  # one line at 100 columns
-    key = extra[0]
-    rows = [line for line in piped.splitlines() if position(19) in line]
-    assert rows and f"{position('N')}: Esc Esc, ↑ N+1 times" in key
-    # the example's rows show ●●● and ●● (and ▔▔▁), no ●: the key names what is shown
+    plain = render(analysis, Style(width=100, legend=False))
+    shown = render(analysis, Style(width=100))
+    extra = [line for line in shown.splitlines() if line not in plain.splitlines()]
+    assert 1 <= len(extra) <= 2, extra  # a line or two at 100 columns
+    key = " · ".join(extra)
+    assert f"{position('N')}: Esc Esc, then ↑ N times" in key
+    # the example's rows show ●●●, ●●, ▔▔▁ and ⎇ and no ●, ⏸ or ✂
     assert f"●●● {GRADES['●●●'].short}" in key and f"●● {GRADES['●●'].short}" in key
-    assert f" ● {GRADES['●'].short}" not in key and "▔▔▁" in key
-    assert "⎇ git branch" in key  # the example's pick follows a branch switch
+    assert f" ● {GRADES['●'].short}" not in key and "▔▔▁" in key and "⎇" in key
+    assert "⏸" not in key and "✂" not in key
 
 
 def test_the_note_says_what_its_words_mean() -> None:
@@ -43,33 +42,35 @@ def test_the_note_says_what_its_words_mean() -> None:
     for words in (
         "rewind picker (Esc Esc)",
         "Self-containment (SC)",
-        "The wiggle is",
-        "●●● a clear change of work",
-        "⎇ git branch",
+        "↑N names it",
+        "●●● a new task starts here",
+        "⎇ another git branch",
     ):
         assert words in key, words
 
 
-def test_a_trade_of_one_stop_is_not_called_light_to_deep() -> None:
+def test_a_trade_of_one_stop_says_the_keys_go_to_it() -> None:
     analysis = example()
     one = replace(analysis, pick=None, trade=[analysis.stops[20].uuid])
     text = render(one, Style(width=100))
-    assert "one stop keeps enough words to offer" in text and "light to deep" not in text
+    assert "One stop stands on its own enough to suggest; the keys below go to it" in text
     assert sum(position(analysis.stops[20].below) in line for line in text.splitlines()) == 1
 
 
 def test_no_trade_prints_no_empty_table() -> None:
     analysis = example()
-    text = render(replace(analysis, pick=None, trade=[]), Style(width=100))
-    assert "no stop keeps enough words to offer one" in text
+    text = render(replace(analysis, pick=None, trade=[], zones=[]), Style(width=100))
+    assert "no stop keeps enough words to suggest one" in text
     assert ROWS_HEADING.strip() not in text
 
 
-def test_three_stops_are_light_to_deep() -> None:
+def test_three_stops_name_the_one_the_keys_go_to() -> None:
     analysis = example()
     three = [analysis.stops[i].uuid for i in (10, 20, 30)]
     text = render(replace(analysis, pick=None, trade=three), Style(width=100))
-    assert "the trade, 3 stops light to deep" in text
+    assert "The 3 stops that stand on their own best" in text and "the one marked →" in text
+    arrow = next(line for line in text.splitlines() if line.startswith("   → "))
+    assert position(analysis.stops[20].below) in arrow
 
 
 def test_a_single_stop_gets_labels_within_0_and_1() -> None:
@@ -90,27 +91,27 @@ def test_a_flat_curve_is_drawn_flat() -> None:
 def test_corpus_reports_never_show_a_header_over_nothing(corpus_sessions: list[Path]) -> None:
     for path in corpus_sessions:
         analysis = analyse_file(path)
-        text = render(analysis, Style(width=100, legend=True))
+        text = render(analysis, Style(width=100))
         lines = text.splitlines()
         for i, line in enumerate(lines):
-            if line.lstrip().startswith(ROWS_HEADING.strip()):
+            if line.startswith(ROWS_HEADING):
                 assert i + 1 < len(lines) and "%" in lines[i + 1], (path.name, text)
         if not analysis.pick and analysis.trade:
-            assert ("light to deep" in text) == (len(analysis.trade) > 1), path.name
+            assert ("the one marked →" in text) == (len(analysis.trade) > 1), path.name
         labels = [float(m[1]) for line in lines if (m := LABEL.match(line))]
         assert all(0.0 <= label <= 1.0 for label in labels), (path.name, labels)
 
 
-def test_quotes_stand_in_one_column_however_long_the_why() -> None:
+def test_quotes_and_marks_stand_in_their_columns() -> None:
     analysis = example()
     for width in (80, 100, 140):
         lines = render(analysis, Style(width=width)).splitlines()
-        heading = next(line for line in lines if line.lstrip().startswith("stop "))
+        heading = next(line for line in lines if line.startswith(ROWS_HEADING))
         rows = lines[lines.index(heading) + 1 :]
-        rows = rows[: next(n for n, line in enumerate(rows) if not line.strip())]
-        assert any("long" in line for line in rows), rows  # a why wider than 8 characters
+        rows = rows[: next(n for n, line in enumerate(rows) if not line.startswith("   "))]
+        assert any("▔▔▁" in line for line in rows), rows  # the widest mark
         assert len({line.index('"') for line in rows}) == 1, rows
         assert heading.index("the message") == rows[0].index('"')
-        for word, mark in (("frees", "▓"), ("shape", "●")):
-            picked = next(line for line in rows if mark in line)
-            assert heading.index(word) == picked.index(mark), (word, heading, picked)
+        for word, glyph in (("stop", "↑"), ("frees", "▓"), ("mark", "●")):
+            picked = next(line for line in rows if glyph in line)
+            assert heading.index(word) == picked.index(glyph), (word, heading, picked)

@@ -48,7 +48,7 @@ def _plain(
 def test_the_line_in_each_case() -> None:
     assert _plain(STATUS, PICKED) == "keepd 25% · ●●● Esc Esc ↑20 Enter ↓2 · frees 54%"
     trade = _with(PICKED, grade=None, below=7, frees=0.2)
-    assert _plain(STATUS, trade) == "keepd 25% · trade Esc Esc ↑8 Enter ↓2 · frees 20%"
+    assert _plain(STATUS, trade) == "keepd 25% · no clear break Esc Esc ↑8 Enter ↓2 · frees 20%"
     after = _with(PICKED, after=22_209, code_changed=True)
     assert _plain(STATUS, after) == "keepd 25% · ●●● Esc Esc ↑20 Enter ↓4 · leaves ~22k"
     nothing = _with(PICKED, pick=None, grade=None, below=None, frees=None)
