@@ -24,10 +24,11 @@ import json
 import re
 from dataclasses import dataclass
 from datetime import datetime
+from typing import TYPE_CHECKING
 
-from keepd.core.analysis import Analysis, ReaderInfo, Stop, ZoneInfo
-from keepd.core.grade import DEFAULT_TUNING
-from keepd.core.tree import Branch
+if TYPE_CHECKING:  # numpy stays off `keepd doctor`'s path, which reads the limits below
+    from keepd.core.analysis import Analysis, Stop, ZoneInfo
+    from keepd.core.tree import Branch
 
 ROW_CHARS = 300  # a prompt's quote in the request is cut to this many characters
 REQUEST_CHARS = 24_000  # the rows' total; older rows are left out beyond it
@@ -228,6 +229,8 @@ def safe(stop: Stop, analysis: Analysis) -> bool:
     (`Stop.eligible`, or the last stop keeping grading's fewest words), and the kept part does
     not lean on the past harder than at the prompt before: its self-containment does not fall
     into the stop by more than the curve's wiggle (its noise). No recorded answer chose this."""
+    from keepd.core.grade import DEFAULT_TUNING
+
     if stop.sc is None or stop.kept < DEFAULT_TUNING.min_kept_uses:
         return False
     if not stop.eligible and stop.below != 0:
@@ -266,6 +269,8 @@ def merged(analysis: Analysis, rows: list[Row], answer: Answer, source: str, sha
         zones.sort(key=lambda zone: order.get(zone.best, -1))
         stops = [_regraded(s, zones) for s in stops]
         pick = newest
+    from keepd.core.analysis import ReaderInfo
+
     flag = None if moved else _flag(answer.newest)
     info = ReaderInfo(source, sha, newest, answer.newest_kind, starts, moved, flag)
     return dataclasses.replace(analysis, zones=zones, stops=stops, pick=pick, reader=info)
@@ -297,6 +302,8 @@ def _with_zone(zones: list[ZoneInfo], stop: Stop, grade: str) -> list[ZoneInfo]:
             return zones
         named = dataclasses.replace(here, reasons=[*here.reasons, READER_REASON])
         return [named if zone is here else zone for zone in zones]
+    from keepd.core.analysis import ZoneInfo
+
     multiple = here.multiple if here is not None else stop.multiple or 0.0
     made = ZoneInfo(stop.uuid, stop.uuid, stop.uuid, grade, grade, multiple, None, [READER_REASON])
     return [*(zone for zone in zones if zone.best != stop.uuid), made]
