@@ -1,11 +1,20 @@
 """Sessions on which the skimmed and the whole read once disagreed, found by random sessions
-(test_skim.py, scripts/fuzz.py): each made small, each analysed alike either way."""
+(test_skim.py, scripts/fuzz.py) or by reading what the skim leaves out: each made small, each
+analysed alike either way."""
 
 from __future__ import annotations
 
 from keepd.core.analysis import analyse_state
 from keepd.core.session import SessionState, read_current
-from tests.unit.builders import assistant, compact_boundary, jsonl, tool_result, usage, user
+from tests.unit.builders import (
+    assistant,
+    attachment,
+    compact_boundary,
+    jsonl,
+    tool_result,
+    usage,
+    user,
+)
 
 
 def _whole(data: bytes) -> SessionState:
@@ -55,4 +64,32 @@ def test_the_results_of_a_kept_reply_are_pulled_in_from_before_the_boundary() ->
     for state in (whole, skimmed):
         assert "r1" in [node.uuid for node in state.branch().messages]
     assert not skimmed.tree.partial
+    assert analyse_state(skimmed).to_dict() == analyse_state(whole).to_dict()
+
+
+def _kept_prompt_under_the_persons_attachment() -> bytes:
+    """Lines the person selected in the IDE, then the prompt under them, kept by a partial
+    compaction without them: the prompt's counted text includes the selection's."""
+    selection = "tokenizer lexer grammar.py lines 10-40"
+    entries = [
+        user("u0", None, "start the parser"),
+        assistant("a0", "u0", "ok", msg_id="msg_0"),
+        attachment("t1", "a0", "selected_lines_in_ide", selection),
+        user("u1", "t1", "parser grammar"),
+        assistant("a1", "u1", "tokenizer notes", msg_id="msg_1"),
+        compact_boundary("b", None, preserved=("b", ["u1", "a1"])),
+        user("u2", "b", "docs screenshots"),
+        assistant("a2", "u2", "done", msg_id="msg_2"),
+    ]
+    return jsonl(entries)
+
+
+def test_a_kept_prompt_takes_the_text_of_the_attachment_it_hangs_under() -> None:
+    """Found by reading `Tree.add`: the skim added the kept prompt without the attachment
+    before it, whose text a whole read hands on to the prompt."""
+    data = _kept_prompt_under_the_persons_attachment()
+    whole, skimmed = _whole(data), read_current(data)
+    assert skimmed.tree.partial  # read for the attachment's line, not the whole file
+    chars = [state.tree.by_uuid["u1"].chars for state in (whole, skimmed)]
+    assert chars[0] == chars[1] > len("parser grammar") + len("tokenizer lexer grammar.py")
     assert analyse_state(skimmed).to_dict() == analyse_state(whole).to_dict()
