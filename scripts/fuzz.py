@@ -12,6 +12,7 @@ regression test (a small made session, as tests/unit/test_skim_found.py holds) b
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib
 import random
 import sys
@@ -72,6 +73,7 @@ def load(names: tuple[str, ...]) -> list[Tally]:
 
 
 def _counted(inner: Callable[..., None], tally: Tally) -> Callable[..., None]:
+    @functools.wraps(inner)  # a failure names the test, not this wrapper
     def run(*args: Any, **kwargs: Any) -> None:
         if not tally.failed:  # the examples a shrink tries are not new ones
             tally.examples += 1
@@ -115,7 +117,7 @@ def main() -> None:
         for tally in tallies:
             if not tally.failed and time.monotonic() < end:
                 run_once(tally, fresh.getrandbits(64))
-        if time.monotonic() - shown >= REPORT_EVERY:
+        if time.monotonic() - shown >= REPORT_EVERY and time.monotonic() < end:
             _report(tallies)
             shown = time.monotonic()
     _report(tallies)
