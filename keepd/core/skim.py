@@ -175,18 +175,31 @@ def _carriers(data: bytes, kept: list[_Line], reader: EntryReader) -> list[tuple
     entry hangs under, up to the message above them: as the tree is built in file order, each
     hands the person's text it carries (`Tree.add`) to what is added under it, a preserved
     entry too. Each is the newest line of its uuid before the entry under it, as when that
-    entry was added; a parent written later carried nothing to it yet."""
+    entry was added (a parent written later had carried nothing to it yet); all are found in
+    one pass back, so parents that are missing cost one scan, not one each."""
     known = {entry.get("uuid") for entry, _, _ in kept}
-    found: list[tuple[int, int]] = []
+    pending: dict[bytes, int] = {}  # a parent's uuid -> the line start it must come before
+
+    def want(parent: object, before: int) -> None:
+        if isinstance(parent, str) and parent not in known:
+            key = parent.encode()
+            pending[key] = max(pending.get(key, -1), before)
+
     for entry, first, _ in kept:
-        parent, at = entry.get("parentUuid"), first
-        while isinstance(parent, str) and parent not in known:
-            line = next(_lines_of(data, at, reader, parent.encode().__eq__), None)
-            if line is None or not _between_messages(line[0]):
-                break
-            known.add(parent)
-            found.append(line[1:])
-            parent, at = line[0].get("parentUuid"), line[1]
+        want(entry.get("parentUuid"), first)
+    found: list[tuple[int, int]] = []
+    at = max(pending.values(), default=0)
+    for entry, first, stop in _lines_of(data, at, reader, pending.__contains__):
+        key = str(entry.get("uuid")).encode()
+        if first >= pending[key]:
+            continue  # a copy written after the entry under it
+        del pending[key]
+        if _between_messages(entry):
+            known.add(entry.get("uuid"))
+            found.append((first, stop))
+            want(entry.get("parentUuid"), first)
+        if not pending:
+            break
     return found
 
 
