@@ -107,12 +107,17 @@ class SessionState:
             at = data.find(needle, value, end)
 
     def needs_whole_file(self) -> bool:
-        """Whether a skimmed state reached into the part it passed over: read it all instead."""
+        """Whether a skimmed state's context is not the one the skim read for: read it all
+        instead. It reached into the part passed over, or its walk does not start at the
+        boundary the skim started at (the newest message hangs under no boundary, as a line
+        written again after it with no parent does), so what came before may count."""
         if not self.tree.partial:
             return False
-        self.branch()
+        branch = self.branch()
         tree = self.tree
-        return tree.reached_before or tree.sidechain_only or tree.leaf() is None or not tree.cwd
+        if tree.reached_before or branch.boundary is not tree.newest_boundary:
+            return True
+        return tree.sidechain_only or tree.leaf() is None or not tree.cwd
 
     def add_nodes(self, nodes: list[Node]) -> None:
         """Takes nodes made elsewhere (plain texts, dialogue data sets)."""

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from keepd.core.entries import BOOKKEEPING_LINE, Entry, EntryReader
-from keepd.core.messages import CONVERSATION, usage_tokens
+from keepd.core.messages import CONVERSATION, is_queued_prompt, usage_tokens
 from keepd.core.tree import Tree
 
 _NEEDLE = b'"subtype":"compact_boundary"'
@@ -51,7 +51,9 @@ class ContextStart:
     everything), and the lines before it that hold the entries it preserved, in file order."""
 
     offset: int = 0
-    kept: tuple[tuple[int, int], ...] = ()  # (start, end) of each line, its newline left out
+    # (start, end) of each line, its newline left out: the preserved entries' and those of the
+    # entries between messages they hang under (`_carriers`)
+    kept: tuple[tuple[int, int], ...] = ()
 
 
 def context_start(data: bytes) -> ContextStart:
@@ -115,51 +117,96 @@ def _preserved_lines(
     data: bytes, start: int, meta: Any, reader: EntryReader
 ) -> tuple[tuple[int, int], ...] | None:
     """The lines before `start` of the entries a boundary preserved, read as `make_node` reads
-    its metadata (a `preservedMessages` list first, else a `preservedSegment`); None when one
-    is not found."""
+    its metadata (a `preservedMessages` list first, else a `preservedSegment`), and of the
+    entries between messages they hang under; None when a preserved one is not found."""
     meta = meta if isinstance(meta, dict) else {}
     listed, segment = meta.get("preservedMessages"), meta.get("preservedSegment")
+    kept: list[_Line] | None = []
     if isinstance(listed, dict):
         uuids = listed.get("uuids")
         wanted = [u for u in uuids if isinstance(u, str)] if isinstance(uuids, list) else []
-        return _listed(data, start, wanted, reader)
-    if isinstance(segment, dict):
+        kept = _listed(data, start, wanted, reader)
+    elif isinstance(segment, dict):
         head, tail = segment.get("headUuid"), segment.get("tailUuid")
         if isinstance(head, str) and head and isinstance(tail, str) and tail:
-            return _segment(data, start, head, tail, reader)
-    return ()
+            kept = _segment(data, start, head, tail, reader)
+    if kept is None:
+        return None
+    lines = [(first, stop) for _, first, stop in kept]
+    return tuple(sorted(lines + _carriers(data, kept, reader)))
 
 
-def _listed(
-    data: bytes, start: int, uuids: list[str], reader: EntryReader
-) -> tuple[tuple[int, int], ...] | None:
+_Line = tuple[Entry, int, int]  # an entry and the (start, end) of its line
+
+
+def _listed(data: bytes, start: int, uuids: list[str], reader: EntryReader) -> list[_Line] | None:
     """The newest line before `start` of each uuid (a later copy replaces an earlier one, as in
     the tree), found in one pass back from the boundary."""
     pending = {uuid.encode() for uuid in uuids}
-    found: list[tuple[int, int]] = []
-    for entry, first, stop in _lines_of(data, start, reader, pending.__contains__):
-        pending.discard(str(entry.get("uuid")).encode())
-        found.append((first, stop))
+    found: list[_Line] = []
+    for line in _lines_of(data, start, reader, pending.__contains__):
+        pending.discard(str(line[0].get("uuid")).encode())
+        found.append(line)
         if not pending:
             break
-    return None if pending else tuple(sorted(found))
+    return None if pending else found
 
 
 def _segment(
     data: bytes, start: int, head: str, tail: str, reader: EntryReader
-) -> tuple[tuple[int, int], ...] | None:
+) -> list[_Line] | None:
     """The lines of the parent walk from `tail` up to `head`, found in one pass back."""
     wanted = [tail.encode()]
-    found: list[tuple[int, int]] = []
-    for entry, first, stop in _lines_of(data, start, reader, lambda uuid: uuid == wanted[0]):
-        found.append((first, stop))
+    found: list[_Line] = []
+    for line in _lines_of(data, start, reader, lambda uuid: uuid == wanted[0]):
+        found.append(line)
+        entry = line[0]
         if entry.get("uuid") == head:
-            return tuple(sorted(found))
+            return found
         parent = entry.get("parentUuid")
         if not isinstance(parent, str) or len(found) > len(data):
             return None
         wanted[0] = parent.encode()
     return None
+
+
+def _carriers(data: bytes, kept: list[_Line], reader: EntryReader) -> list[tuple[int, int]]:
+    """The lines of the entries between messages (attachments, progress) that a preserved
+    entry hangs under, up to the message above them: as the tree is built in file order, each
+    hands the person's text it carries (`Tree.add`) to what is added under it, a preserved
+    entry too. Each is the newest line of its uuid before the entry under it, as when that
+    entry was added (a parent written later had carried nothing to it yet); all are found in
+    one pass back, so parents that are missing cost one scan, not one each."""
+    known = {entry.get("uuid") for entry, _, _ in kept}
+    pending: dict[bytes, int] = {}  # a parent's uuid -> the line start it must come before
+
+    def want(parent: object, before: int) -> None:
+        if isinstance(parent, str) and parent not in known:
+            key = parent.encode()
+            pending[key] = max(pending.get(key, -1), before)
+
+    for entry, first, _ in kept:
+        want(entry.get("parentUuid"), first)
+    found: list[tuple[int, int]] = []
+    at = max(pending.values(), default=0)
+    for entry, first, stop in _lines_of(data, at, reader, pending.__contains__):
+        key = str(entry.get("uuid")).encode()
+        if first >= pending[key]:
+            continue  # a copy written after the entry under it
+        del pending[key]
+        if _between_messages(entry):
+            known.add(entry.get("uuid"))
+            found.append((first, stop))
+            want(entry.get("parentUuid"), first)
+        if not pending:
+            break
+    return found
+
+
+def _between_messages(entry: Entry) -> bool:
+    """Whether an entry is neither a message nor a boundary: one `Tree.add` carries text by."""
+    kind = entry.get("type")
+    return kind not in CONVERSATION and not is_queued_prompt(entry) and not _is_boundary(entry)
 
 
 def _lines_of(

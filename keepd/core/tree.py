@@ -361,6 +361,13 @@ class Tree:
         return self.by_msg_id.get(msg_id, [])
 
     def _children(self, uuid: str) -> list[Node]:
+        """The entries under `uuid`. In a partial tree, those of an entry from before the
+        boundary (one it preserved) may be among the lines passed over, which the skim did
+        not read: asking for them reaches before, as a lookup by uuid does (`_find`)."""
+        if self.partial:
+            node, boundary = self.by_uuid.get(uuid), self.newest_boundary
+            if node is not None and boundary is not None and node.pos < boundary.pos:
+                self.reached_before = True
         return self.children.get(uuid, [])
 
 
