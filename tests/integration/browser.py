@@ -226,20 +226,7 @@ def _png_parts(data: bytes) -> tuple[int, int, int, bytes]:
 
 def png_colors(data: bytes, limit: int = 4096) -> int:
     """Distinct pixel colours in an 8-bit RGB or RGBA PNG (counted up to `limit`)."""
-    assert data[:8] == b"\x89PNG\r\n\x1a\n"
-    width = height = channels = 0
-    idat = b""
-    at = 8
-    while at < len(data):
-        (length,) = struct.unpack(">I", data[at : at + 4])
-        kind, body = data[at + 4 : at + 8], data[at + 8 : at + 8 + length]
-        if kind == b"IHDR":
-            width, height, depth, color = struct.unpack(">IIBB", body[:10])
-            assert depth == 8 and color in (2, 6), (depth, color)
-            channels = 3 if color == 2 else 4
-        elif kind == b"IDAT":
-            idat += body
-        at += 12 + length
+    width, height, channels, idat = _png_parts(data)
     rows = _unfilter(zlib.decompress(idat), width, height, channels)
     colors: set[bytes] = set()
     for row in rows:
