@@ -86,7 +86,10 @@ MIN_WINDOW = 1000
 def window_option(parser: argparse.ArgumentParser) -> None:
     """`--window TOKENS`, checked before anything is read."""
     parser.add_argument(
-        "--window", type=tokens, metavar="TOKENS", help="context window in tokens (default: 200k)"
+        "--window",
+        type=tokens,
+        metavar="TOKENS",
+        help="context window in tokens (default: what Claude Code says for the session)",
     )
 
 

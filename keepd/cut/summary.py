@@ -127,20 +127,9 @@ def _unknown_option(result: subprocess.CompletedProcess[str] | str) -> bool:
 def _call(
     command: list[str], prompt: str, cwd: str | None
 ) -> subprocess.CompletedProcess[str] | str:
-    try:
-        return subprocess.run(
-            command,
-            input=prompt,
-            capture_output=True,
-            text=True,
-            cwd=cwd,
-            timeout=CLAUDE_SECONDS,
-            check=False,
-        )
-    except subprocess.TimeoutExpired:
-        return f"claude -p took over {CLAUDE_SECONDS:.0f} s"
-    except OSError as error:
-        return f"claude -p could not start: {error.strerror or error}"
+    from keepd.system.claude_ask import run_piped
+
+    return run_piped(command, prompt, cwd=cwd, timeout=CLAUDE_SECONDS)
 
 
 def message_text(

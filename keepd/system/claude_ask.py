@@ -55,21 +55,27 @@ def ask_claude(request: str, *, model: str, system: str, timeout: float) -> Aske
     if claude is None:
         return Asked(failure="claude is not installed (not on PATH)")
     with tempfile.TemporaryDirectory(prefix="keepd-reader-") as empty:
-        try:
-            done = subprocess.run(
-                command(claude, model, system),
-                input=request,
-                capture_output=True,
-                text=True,
-                cwd=empty,
-                timeout=timeout,
-                check=False,
-            )
-        except subprocess.TimeoutExpired:
-            return Asked(failure=f"claude -p gave no answer within {timeout:g} s")
-        except OSError as error:
-            return Asked(failure=f"claude -p could not start: {error.strerror or error}")
+        done = run_piped(command(claude, model, system), request, cwd=empty, timeout=timeout)
+    if isinstance(done, str):
+        return Asked(failure=done)
     return result_of(done.returncode, done.stdout, done.stderr)
+
+
+def run_piped(
+    argv: list[str], text: str, *, cwd: str | None, timeout: float
+) -> subprocess.CompletedProcess[str] | str:
+    """`argv` run with `text` on its standard input (never through a shell), or why it could
+    not run to its end in one line: what the reader and a cut's `--summarize` both ask of
+    `claude -p`."""
+    try:
+        return subprocess.run(
+            argv, input=text, capture_output=True, text=True, cwd=cwd, timeout=timeout,
+            check=False,
+        )  # fmt: skip
+    except subprocess.TimeoutExpired:
+        return f"claude -p gave no answer within {timeout:g} s"
+    except OSError as error:
+        return f"claude -p could not start: {error.strerror or error}"
 
 
 def result_of(code: int, stdout: str, stderr: str) -> Asked:
