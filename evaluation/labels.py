@@ -96,12 +96,12 @@ def load(shared: Path, labels_path: Path | None = None) -> list[Labelled]:
         prepared = prepare(case)
         at = {uuid: k for k, uuid in enumerate(prepared.uuids)}
         readers = label["readers"]
-        pair = (_reader(readers["a"], at), _reader(readers["b"], at))
+        pair = (reader_of(readers["a"], at), reader_of(readers["b"], at))
         out.append(Labelled(prepared, pair))
     return out
 
 
-def _reader(answer: dict[str, object], at: dict[str | None, int]) -> Reader:
+def reader_of(answer: dict[str, object], at: dict[str | None, int]) -> Reader:
     """A reader's marks by stop position, matched on the prompt's uuid."""
     marks = answer.get("boundaries")
     kinds = {}

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from evaluation.labels import pick_near
+from evaluation.labels import pick_near, reader_of
 from evaluation.piece_gold import agreed, reader_tasks
 from keepd.config import ReaderConfig
 from keepd.core.analysis import Analysis
@@ -67,9 +67,9 @@ class Scores:
 
 def tally(analysis: Analysis, label: Mapping[str, Any]) -> Tally:
     """The three figures of one analysis against one session's two readers."""
-    at = {stop.uuid: k for k, stop in enumerate(analysis.stops)}
+    at: dict[str | None, int] = {stop.uuid: k for k, stop in enumerate(analysis.stops)}
     readers = label.get("readers", {})
-    a, b = (_newest(readers.get(r) or {}, at) for r in "ab")
+    a, b = (reader_of(readers.get(r) or {}, at).newest for r in "ab")
     both = (a, b) if a is not None and b is not None and abs(a - b) <= 1 else None
     near = pick_near(both, at.get(analysis.pick or ""))
     tasks = [[at[u] for _, u in marks if u in at] for marks in reader_tasks(label)]
@@ -90,15 +90,6 @@ def tally(analysis: Analysis, label: Mapping[str, Any]) -> Tally:
         clear_zones=len(clear),
         clear_near=sum(1 for k in clear if any(abs(k - j) <= 1 for j in bounds)),
     )
-
-
-def _newest(reader: Mapping[str, Any], at: Mapping[str, int]) -> int | None:
-    """A reader's newest piece by stop position, as evaluation/labels.py reads it."""
-    newest = reader.get("newest")
-    if not isinstance(newest, dict):
-        return None
-    position = at.get(str(newest.get("uuid")))
-    return 0 if position is None and newest.get("index") == 0 else position
 
 
 def score(sessions: Path, labels: Mapping[str, Any], answers: Path = ANSWERS) -> Scores:
