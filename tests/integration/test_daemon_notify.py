@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import time
 from pathlib import Path
 from typing import Any
@@ -30,6 +29,7 @@ from tests.integration.daemon_kit import (
     running,
     wait_until,
 )
+from tests.integration.desktop import Dunst
 
 THRESHOLD = 0.6
 
@@ -43,7 +43,6 @@ def crossing(lines: list[bytes]) -> int:
         if share is not None and share >= THRESHOLD:
             return count
     raise AssertionError("the example never reaches the threshold")
-
 
 
 def write_lines(path: Path, lines: list[bytes]) -> None:
@@ -200,52 +199,6 @@ def test_not_now_mutes_the_session(tmp_path: Path, bus: PrivateBus) -> None:
             assert entry["muted_until"] > time.time() + 50 * 60
     finally:
         server.close()
-
-
-class Dunst:
-    """dunst on an Xvfb display of its own, on the private bus."""
-
-    def __init__(self, bus: PrivateBus) -> None:
-        need("Xvfb", "dunst", "dunstctl", "dbus-send")
-        self.env = {**os.environ, "DBUS_SESSION_BUS_ADDRESS": bus.address}
-        read, write = os.pipe()
-        self.xvfb = subprocess.Popen(
-            ["Xvfb", "-displayfd", str(write), "-nolisten", "tcp", "-screen", "0", "640x480x24"],
-            pass_fds=(write,),
-            stderr=subprocess.DEVNULL,
-        )
-        os.close(write)
-        with os.fdopen(read) as handle:
-            display = handle.readline().strip()
-        self.env["DISPLAY"] = f":{display}"
-        self.dunst = subprocess.Popen(
-            ["dunst", "-config", "/dev/null"], env=self.env, stderr=subprocess.DEVNULL
-        )
-        wait_until(self._owns_name)
-
-    def _owns_name(self) -> bool:
-        reply = self.ctl_raw(
-            "dbus-send",
-            "--session",
-            "--print-reply",
-            "--dest=org.freedesktop.DBus",
-            "/org/freedesktop/DBus",
-            "org.freedesktop.DBus.NameHasOwner",
-            "string:org.freedesktop.Notifications",
-        )
-        return "boolean true" in reply
-
-    def ctl_raw(self, *argv: str) -> str:
-        done = subprocess.run(argv, env=self.env, capture_output=True, timeout=10, check=False)
-        return done.stdout.decode()
-
-    def ctl(self, *args: str) -> str:
-        return self.ctl_raw("dunstctl", *args)
-
-    def close(self) -> None:
-        for process in (self.dunst, self.xvfb):
-            process.terminate()
-            process.wait(5)
 
 
 def test_dunst_shows_it_and_a_click_opens_the_note(tmp_path: Path, bus: PrivateBus) -> None:

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -23,48 +22,13 @@ from tests.integration.daemon_kit import (
     running,
     wait_until,
 )
-from tests.integration.test_daemon_notify import Dunst
+from tests.integration.desktop import Dunst, screenshot
 
 RGB = tuple[int, int, int]
 KEEPD_ORANGE: RGB = (0xC2, 0x48, 0x1F)  # the tile of keepd/data/icons/keepd.svg
 PYTHON_YELLOW: RGB = (0xF8, 0xC6, 0x3D)  # the two snakes of desktop-notifier's python.png
 PYTHON_BLUE: RGB = (0x37, 0x7E, 0xF0)
 NEAR = 40  # per channel: scaling and blending move colours a little, not across hues
-
-
-def screenshot(dunst: Dunst, keep: Path) -> tuple[int, int, bytes]:
-    """The whole display as raw RGB (ImageMagick's `import` as PPM); a PNG copy kept to look at."""
-    display = dunst.env["DISPLAY"]
-    subprocess.run(
-        ["import", "-display", display, "-window", "root", str(keep)], check=True, timeout=30
-    )
-    done = subprocess.run(
-        ["import", "-display", display, "-window", "root", "-depth", "8", "ppm:-"],
-        capture_output=True,
-        check=True,
-        timeout=30,
-    )
-    return parse_ppm(done.stdout)
-
-
-def parse_ppm(data: bytes) -> tuple[int, int, bytes]:
-    """Width, height and pixels of a binary PPM (P6, 8 bits a channel)."""
-    fields: list[bytes] = []
-    at = 0
-    while len(fields) < 4:
-        while data[at : at + 1].isspace():
-            at += 1
-        if data[at : at + 1] == b"#":
-            at = data.index(b"\n", at) + 1
-            continue
-        end = at
-        while not data[end : end + 1].isspace():
-            end += 1
-        fields.append(data[at:end])
-        at = end
-    magic, width, height, depth = fields[0], int(fields[1]), int(fields[2]), int(fields[3])
-    assert magic == b"P6" and depth == 255, (magic, depth)
-    return width, height, data[at + 1 : at + 1 + width * height * 3]
 
 
 def count_near(pixels: bytes, colour: RGB) -> int:
