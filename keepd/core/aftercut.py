@@ -1,6 +1,6 @@
 """What the context holds after "Summarize up to here" at a stop: the kept part, the summary, and
-what Claude Code 2.1.332 puts back after it (docs/claude-code.md, "What “Summarize up to here”
-puts back").
+what Claude Code 2.1.332 puts back after it (docs/claude-code-reference.md, "What “Summarize up
+to here” puts back").
 
 The client reads back the files in its read-file state (Read, Write and Edit calls put them
 there), newest first, leaving out those a Read among the kept messages returned: at most
