@@ -117,4 +117,3 @@ def after_cut(now: int | None, dropped: float, read_back: int) -> int | None:
     if now is None:
         return None
     return max(round(now - dropped), 0) + summary_tokens() + read_back
-
