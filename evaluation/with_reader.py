@@ -10,6 +10,7 @@ figures left one project out are in the labels' section).
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
 from evaluation import reader, reader_replay, replay
@@ -31,10 +32,77 @@ def share(hits: int, total: int) -> str:
     return f"{hits}/{total} ({hits / total:.0%})" if total else "-"
 
 
-def _notices(runs: list[replay.Replayed], labelled: dict[str, Labelled]) -> tuple[str, str]:
+@dataclass(frozen=True, slots=True)
+class Measured:
+    """One side with the reader: its replays three ways and its label figures both ways."""
+
+    source: Source
+    replays: reader_replay.Side
+    scores: reader.Scores
+    labelled: dict[str, Labelled]
+
+    @property
+    def role(self) -> str:
+        return "held out" if self.source.held_out else "calibration"
+
+    def asks(self) -> str:
+        """How often the daemon would ask, and how often its exact request has an answer."""
+        runs = self.replays.exact
+        asks = [(ask, run) for run in runs for ask in run.asks]
+        hits = sum(ask.recorded for ask, _ in asks)
+        last = sum(ask.recorded and ask.row == run.prompts - 1 for ask, run in asks)
+        decided = sum(
+            1 for run in runs for sent in run.notices if sent.after_prompt in run.answered
+        )
+        return (
+            f"the daemon would ask the reader {len(asks)} times; {hits} of those exact requests "
+            f"have a recorded answer ({last} at a session's last turn); {decided} notices were "
+            "decided on one"
+        )
+
+    def rows(self) -> list[list[str]]:
+        """figure | keepd alone | with the recorded answers | hindsight bound | floor ("near":
+        within one stop)."""
+        way = self.replays
+        runs = [way.alone, [r.as_replay() for r in way.exact], [r.as_replay() for r in way.bound]]
+        notices = [_notices(found, self.labelled) for found in runs]
+        alone, merged = _labels(self.scores.local), _labels(self.scores.reader)
+        return [
+            ["notices sent", *(n[0] for n in notices), "-"],
+            ["notices at a reader's task boundary", *(n[1] for n in notices), _floor("task")],
+            ["notices at the newest task so far", *(n[2] for n in notices), _floor("newest")],
+            ["pick within one of the readers' newest", alone[0], merged[0], "-", _floor("pick")],
+            ["task switches with ●●● within one", alone[1], merged[1], "-", _floor("switches")],
+            ["●●● zones near a reader boundary", alone[2], merged[2], "-", _floor("zones")],
+        ]
+
+
+HEADERS = ["", "keepd alone", "with the recorded answers", "hindsight bound", "issue 28's floor"]
+
+
+def _floor(name: str) -> str:
+    return f"{FLOORS[name]:.0%}"
+
+
+def measure(
+    source: Source,
+    cases: list[Labelled],
+    shared: Path,
+    runs: Mapping[str, replay.Replayed] | None = None,
+) -> Measured:
+    """One side's cases with a recorded answer, replayed and scored with and without it."""
+    labelled = {case.name: case for case in cases}
+    found = reader_replay.side(cases, runs=runs)
+    chosen = {n: v for n, v in side_labels(shared, source.held_out).items() if n in labelled}
+    scores = reader.score(shared / "corpus" / "sessions", chosen)
+    return Measured(source, found, scores, labelled)
+
+
+def _notices(runs: list[replay.Replayed], labelled: dict[str, Labelled]) -> tuple[str, str, str]:
     s = replay.summarise(runs, labelled)
     n = s.notices()
-    return share(s.at(replay.NEWEST, replay.TASK), n), share(s.at(replay.NEWEST), n)
+    sent = f"{n} ({sum(s.breaks.values())} break, {sum(s.urgent.values())} urgent)"
+    return sent, share(s.at(replay.NEWEST, replay.TASK), n), share(s.at(replay.NEWEST), n)
 
 
 def _labels(t: Tally) -> tuple[str, str, str]:
@@ -45,45 +113,25 @@ def _labels(t: Tally) -> tuple[str, str, str]:
     )
 
 
-def side_lines(
-    source: Source,
-    cases: list[Labelled],
-    shared: Path,
-    runs: Mapping[str, replay.Replayed] | None = None,
-) -> list[str]:
-    """One side: the notices three ways (alone, recorded answers, hindsight bound), the asks,
-    and the three label figures alone and with the answers, each with its floor."""
-    role = "held out" if source.held_out else "calibration"
-    labelled = {case.name: case for case in cases}
-    found = reader_replay.side(cases, runs=runs)
-    exact = [run.as_replay() for run in found.exact]
-    bound = [run.as_replay() for run in found.bound]
-    sides = [_notices(runs, labelled) for runs in (found.alone, exact, bound)]
-    scores = reader.score(shared / "corpus" / "sessions", side_labels(shared, source.held_out))
-    alone, merged = _labels(scores.local), _labels(scores.reader)
-    asks = [ask for run in found.exact for ask in run.asks]
-    last = sum(
-        ask.recorded and ask.row == run.prompts - 1 for run in found.exact for ask in run.asks
+def side_lines(found: Measured) -> list[str]:
+    """One side as text: each figure's row, and the asks."""
+    head = (
+        f"{found.role} ({found.source.title}, {len(found.replays.exact)} sessions with a "
+        f"recorded answer): {' | '.join(HEADERS[1:])}"
     )
-    decided = sum(
-        1 for run in found.exact for sent in run.notices if sent.after_prompt in run.answered
-    )
-    head = f"{role} ({source.title}, {len(found.exact)} sessions with a recorded answer)"
-    return [
-        f"{head}: keepd alone | with the recorded answers | hindsight bound [issue 28's floor]",
-        f"  notices at a reader's task boundary: "
-        f"{' | '.join(s[0] for s in sides)} [{FLOORS['task']:.0%}]",
-        f"  notices at the newest task so far: "
-        f"{' | '.join(s[1] for s in sides)} [{FLOORS['newest']:.0%}]",
-        f"  the daemon would ask the reader {len(asks)} times; {sum(a.recorded for a in asks)} "
-        f"of those exact requests have a recorded answer ({last} at a session's last turn); "
-        f"{decided} notices were decided on one",
-        f"  pick within one of the readers' newest: {alone[0]} | {merged[0]} "
-        f"[{FLOORS['pick']:.0%}]",
-        f"  task switches with ●●● within one: {alone[1]} | {merged[1]} [{FLOORS['switches']:.0%}]",
-        f"  ●●● zones within one of a reader boundary: {alone[2]} | {merged[2]} "
-        f"[{FLOORS['zones']:.0%}]",
-    ]
+    body = [f"  {row[0]}: {' | '.join(row[1:])}" for row in found.rows()]
+    return [head, *body, f"  {found.asks()}"]
+
+
+NOTE = (
+    "Recorded answers exist for each session's whole history: the daemon's request at a "
+    "session's last turn. At an earlier turn no answer to its exact request is recorded and "
+    "the local grade stands, as when the reader fails. The hindsight bound cuts the "
+    "whole-history answer to the prompts so far at every ask: that answer saw later prompts, "
+    "so it is not what the daemon would do. The label figures read the whole history, as the "
+    "labels do. The reader fits nothing: its answers are scored as recorded on both sides; "
+    "keepd's constants are as shipped (chosen on calibration)."
+)
 
 
 def headline(
@@ -92,17 +140,8 @@ def headline(
     runs: Mapping[str, replay.Replayed] | None = None,
 ) -> str:
     """Both sides' reader figures, with how they were measured."""
-    parts = [
-        "with the reader's recorded answers (issue 28), beside keepd alone\n",
-        "Recorded answers exist for each session's whole history: the daemon's request at a "
-        "session's last turn. At an earlier turn no answer to its exact request is recorded and "
-        "the local grade stands, as when the reader fails. The hindsight bound cuts the "
-        "whole-history answer to the prompts so far at every ask: that answer saw later "
-        "prompts, so it is not what the daemon would do. The label figures read the whole "
-        "history, as the labels do. The reader fits nothing: its answers are scored as "
-        "recorded on both sides; keepd's constants are as shipped (chosen on calibration).\n",
-    ]
+    parts = ["with the reader's recorded answers (issue 28), beside keepd alone\n", NOTE, ""]
     for source, cases in read.items():
-        parts += side_lines(source, cases, shared, runs)
+        parts += side_lines(measure(source, cases, shared, runs))
         parts.append("")
     return "\n".join(parts)
