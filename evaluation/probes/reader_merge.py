@@ -118,6 +118,16 @@ def left_out(found: list[Scored]) -> tuple[Tally, dict[str, int]]:
     return out, chosen
 
 
+def differing(found: list[Scored], a: str, b: str) -> list[str]:
+    """The sessions whose pick is within one under one rule and not the other."""
+    return [
+        f"  {one.name}: {a[:20]}… {bool(one.by_rule[a].pick_near)}, {b[:20]}… "
+        f"{bool(one.by_rule[b].pick_near)}"
+        for one in found
+        if one.by_rule[a].pick_near != one.by_rule[b].pick_near
+    ]
+
+
 def report(found: list[Scored], role: str, lopo: bool) -> str:
     lines = [f"{role}: {len(found)} sessions with a recorded answer"]
     lines += [f"  {title}: {total(found, title).line()}" for title in RULES]
@@ -125,6 +135,8 @@ def report(found: list[Scored], role: str, lopo: bool) -> str:
         chosen, counts = left_out(found)
         by = ", ".join(f"{title} {n}" for title, n in counts.items() if n)
         lines.append(f"  the rule chosen left one project out: {chosen.line()} (chosen: {by})")
+    today, every = next(iter(RULES)), "any stop the reader names"
+    lines += [f"where {today} and {every} differ on the pick:", *differing(found, today, every)]
     return "\n".join(lines)
 
 
