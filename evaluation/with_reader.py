@@ -40,6 +40,7 @@ class Measured:
     replays: reader_replay.Side
     scores: reader.Scores
     labelled: dict[str, Labelled]
+    left_out: reader.Scores | None = None  # calibration: keepd's points refitted per project
 
     @property
     def role(self) -> str:
@@ -74,7 +75,22 @@ class Measured:
             ["pick within one of the readers' newest", alone[0], merged[0], "-", _floor("pick")],
             ["task switches with ●●● within one", alone[1], merged[1], "-", _floor("switches")],
             ["●●● zones near a reader boundary", alone[2], merged[2], "-", _floor("zones")],
+            *self._left_out(),
         ]
+
+    def _left_out(self) -> list[list[str]]:
+        if self.left_out is None:
+            return []
+        alone, merged = _labels(self.left_out.local), _labels(self.left_out.reader)
+        names = ("pick within one", "task switches with ●●●", "●●● zones near a boundary")
+        floors = ("pick", "switches", "zones")
+        return [
+            [f"{name}, {LEFT_OUT}", a, m, "-", _floor(f)]
+            for name, a, m, f in zip(names, alone, merged, floors, strict=True)
+        ]
+
+
+LEFT_OUT = "keepd's points left one project out"
 
 
 HEADERS = ["", "keepd alone", "with the recorded answers", "hindsight bound", "issue 28's floor"]
@@ -89,13 +105,19 @@ def measure(
     cases: list[Labelled],
     shared: Path,
     runs: Mapping[str, replay.Replayed] | None = None,
+    every: list[Labelled] | None = None,
 ) -> Measured:
-    """One side's cases with a recorded answer, replayed and scored with and without it."""
+    """One side's cases with a recorded answer, replayed and scored with and without it; on
+    calibration also with keepd's points refitted on the other projects of `every` (default:
+    `cases`)."""
     labelled = {case.name: case for case in cases}
     found = reader_replay.side(cases, runs=runs)
     chosen = {n: v for n, v in side_labels(shared, source.held_out).items() if n in labelled}
-    scores = reader.score(shared / "corpus" / "sessions", chosen)
-    return Measured(source, found, scores, labelled)
+    sessions = shared / "corpus" / "sessions"
+    scores = reader.score(sessions, chosen)
+    fit_on = every if every is not None else cases
+    left_out = None if source.held_out else reader.score_left_out(sessions, chosen, fit_on)
+    return Measured(source, found, scores, labelled, left_out)
 
 
 def _notices(runs: list[replay.Replayed], labelled: dict[str, Labelled]) -> tuple[str, str, str]:
@@ -129,8 +151,10 @@ NOTE = (
     "the local grade stands, as when the reader fails. The hindsight bound cuts the "
     "whole-history answer to the prompts so far at every ask: that answer saw later prompts, "
     "so it is not what the daemon would do. The label figures read the whole history, as the "
-    "labels do. The reader fits nothing: its answers are scored as recorded on both sides; "
-    "keepd's constants are as shipped (chosen on calibration)."
+    "labels do. The reader fits nothing: its answers are scored as recorded on both sides. "
+    "keepd's constants are as shipped (chosen on calibration), except in the calibration rows "
+    f'marked "{LEFT_OUT}": there the cues\' points and the ●●● total are fitted on the other '
+    "projects' sessions (evaluation/fit_points.py), the newest-work model as shipped."
 )
 
 
