@@ -76,6 +76,7 @@ def write(run: Run, out: Path) -> Path:
         _sessions(run),
         readers_doc.readers_section(run.readers, run.groups),
         readers_doc.replay_section(run.replayed, _every_label(run)),
+        guide_doc.reference_section(run.reader),
         _methods(run),
         _tail(run),
         _zones(run),

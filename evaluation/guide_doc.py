@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from evaluation import labels, with_reader
+from evaluation import labels, replay, with_reader
 from evaluation.labels import Labelled, Source
 from evaluation.markdown import table
 
@@ -107,3 +107,40 @@ every replayed notice, the hidden junctions of joined sessions (the pick should 
 last session begins), dialogue topic segmentation on public data sets, keepd against other
 segmentation methods, the zone multiples, the robustness of the
 constants and the speed. Which data chose each constant is listed there too."""
+
+
+def reference_section(measured: Sequence[with_reader.Measured]) -> str:
+    """For the reference page: every notice the reader changed, on either side, with the
+    recorded answers and with the hindsight bound, beside keepd alone's at that session."""
+    parts = [
+        """## Notices the reader changed
+
+The notices of the guide's replay that differ from keepd alone's (a notice sent at another
+turn, naming another stop, or of another kind), each marked as in "Notices, replayed"."""
+    ]
+    for found in measured:
+        alone = {run.session: run for run in found.replays.alone}
+        for title, runs in (
+            (with_reader.EXACT, found.replays.exact),
+            ("the hindsight bound", found.replays.bound),
+        ):
+            changed = [
+                run.as_replay() for run in runs if _key(run.as_replay()) != _key(alone[run.session])
+            ]
+            before = [alone[run.session] for run in changed]
+            rows = replay.rows(changed, found.labelled)
+            parts.append(
+                f"### {found.role}, {title}: {len(changed)} sessions changed\n\n"
+                + (table(replay.ROW_HEADERS, rows) if rows else "No notice sent changed.")
+                + (
+                    "\n\nkeepd alone at those sessions:\n\n"
+                    + table(replay.ROW_HEADERS, replay.rows(before, found.labelled))
+                    if changed
+                    else ""
+                )
+            )
+    return "\n\n".join(parts)
+
+
+def _key(run: replay.Replayed) -> list[tuple[int, str, str]]:
+    return [(sent.after_prompt, sent.uuid, sent.kind) for sent in run.notices]

@@ -18,6 +18,8 @@ from evaluation.cases import side_labels
 from evaluation.labels import Labelled, Source
 from evaluation.reader import Tally
 
+EXACT = reader_replay.EXACT  # the side with the answers as recorded
+
 # Issue 28's floors: notices at a task boundary, at the newest task so far; the pick; task
 # switches with ●●●; ●●● zones near a reader boundary.
 FLOORS = {"task": 0.85, "newest": 0.75, "pick": 0.85, "switches": 0.80, "zones": 0.85}
