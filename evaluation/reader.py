@@ -155,17 +155,29 @@ def _score_one(
     out.models.add(_model(record))
 
 
-def write_requests(sessions: Path, labels: Mapping[str, Any], folder: Path) -> int:
-    """Each labelled session's request as `folder/<sha256>.txt` (and `index.tsv`: hash, name),
-    for a model to answer with that text and nothing else."""
+def write_requests(
+    sessions: Path, labels: Mapping[str, Any], folder: Path, *, every_turn: bool = False
+) -> int:
+    """Each labelled session's whole-history request as `folder/<sha256>.txt` (and `index.tsv`:
+    hash, name, and with `every_turn` the prompt after which the daemon would ask), for a model
+    to answer with that text and nothing else; with `every_turn`, instead every request the
+    daemon would send as the session was written (evaluation/reader_replay.py)."""
+    from evaluation.reader_replay import daemon_requests
+
     folder.mkdir(parents=True, exist_ok=True)
     index = []
     for name in sorted(labels):
-        if (sessions / name).is_file():
-            request = read_for_reader(sessions / name, whole=True).request
+        path = sessions / name
+        if not path.is_file():
+            continue
+        if every_turn:
+            asked = [(f"\t{row}", text) for row, text in daemon_requests(path)]
+        else:
+            asked = [("", read_for_reader(path, whole=True).request)]
+        for where, request in asked:
             sha = request_sha256(request)
             (folder / f"{sha}.txt").write_text(request, encoding="utf-8")
-            index.append(f"{sha}\t{name}\n")
+            index.append(f"{sha}\t{name}{where}\n")
     (folder / "index.tsv").write_text("".join(index), encoding="utf-8")
     return len(index)
 
@@ -185,13 +197,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--requests", type=Path, metavar="DIR", help="write each request to DIR/<sha256>.txt"
     )
+    parser.add_argument(
+        "--every-turn",
+        action="store_true",
+        help="with --requests: every request the daemon would send, turn by turn",
+    )
     args = parser.parse_args(argv)
     shared = shared_or_none(args.shared, parser.prog)
     if shared is None:
         return 1
     if args.requests is not None:
         written = write_requests(
-            shared / "corpus" / "sessions", side_labels(shared, args.held_out), args.requests
+            shared / "corpus" / "sessions",
+            side_labels(shared, args.held_out),
+            args.requests,
+            every_turn=args.every_turn,
         )
         print(f"{written} requests written to {args.requests}")
         return 0

@@ -150,6 +150,20 @@ def replay_with(path: Path, answerer: Answerer, config: NotifyConfig | None = No
     return Replayed(path.name, len(ends), sent, asks, frozenset(answered))
 
 
+def daemon_requests(path: Path, answers: Path = ANSWERS) -> list[tuple[int, str]]:
+    """The requests the daemon would send following `path` (after which prompt, 0-based, and
+    the text), the recorded answers applied where they exist: what to record answers for."""
+    texts: list[str] = []
+    answer = recorded(answers)
+
+    def capture(read: Read) -> Analysis | None:
+        texts.append(read.request)
+        return answer(read)
+
+    run = replay_with(path, capture)
+    return [(ask.row, text) for ask, text in zip(run.asks, texts, strict=True)]
+
+
 def _asks(
     analysis: Analysis, session_id: str, config: NotifyConfig, memory: Memory, clock: float
 ) -> bool:

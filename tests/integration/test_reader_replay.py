@@ -51,3 +51,17 @@ def test_the_hindsight_bound_sees_only_the_prompts_so_far(shared: Path) -> None:
         shown = {row.uuid for row in read.rows}
         assert merged.reader.newest in shown
         assert {uuid for uuid, _ in merged.reader.starts} <= shown
+
+
+def test_the_daemons_requests_end_with_the_recorded_one(shared: Path) -> None:
+    from evaluation import reader_replay
+    from keepd.ops.reader import read_for_reader
+
+    path = shared / "corpus" / "sessions" / SESSION
+    if not path.is_file():
+        pytest.skip(f"{SESSION} is not in the corpus")
+    asked = reader_replay.daemon_requests(path)
+    found = reader_replay.replay_with(path, reader_replay.recorded())
+    assert [row for row, _ in asked] == [ask.row for ask in found.asks]
+    assert asked[-1][1] == read_for_reader(path, whole=True).request
+    assert len({text for _, text in asked}) == len(asked), "one request per prompt count"
