@@ -7,7 +7,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from evaluation import baselines, labels, replay, variants
+from evaluation import baselines, labels, replay, variants, with_reader
 from evaluation.cases import (
     CALIBRATION,
     HELD_OUT,
@@ -56,6 +56,7 @@ def main(argv: list[str] | None = None) -> int:
         sides = sides[:1] if args.calibration else sides
         runs = {path.name: replay.replay(path) for path in _replayable(shared, args.calibration)}
         print(replay.headline(read, runs))
+        print(with_reader.headline(read, shared, runs))
         stitched: dict[str, list[Prepared]] = {}
         for title, groups in sides:
             cases = {group.title: group.cases(shared, out, args.count) for group in groups}

@@ -14,7 +14,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from evaluation import dialogue, labels, picks, ranks, replay, speed, sweep, zones
+from evaluation import dialogue, labels, picks, ranks, replay, speed, sweep, with_reader, zones
 from evaluation.cases import (
     CALIBRATION,
     HELD_OUT,
@@ -102,6 +102,12 @@ def collect(shared: Path, scale: Scale, out: Path) -> Run:
         readers = {source: labels.load(shared, source.path) for source in labels.sources(shared)}
         paths = corpus_sessions(shared)
         replayed = [replay.replay(path) for path in (paths[:3] if scale.tiny else paths)]
+        _log("the reader's recorded answers, replayed")
+        by_name = {run.session: run for run in replayed}
+        reader = [
+            with_reader.measure(source, cases[:2] if scale.tiny else cases, shared, by_name, cases)
+            for source, cases in readers.items()
+        ]
         return Run(
             shared=shared,
             tiny=scale.tiny,
@@ -123,6 +129,7 @@ def collect(shared: Path, scale: Scale, out: Path) -> Run:
             seconds=0.0,
             readers=readers,
             replayed=replayed,
+            reader=reader,
         )
 
 

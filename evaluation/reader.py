@@ -4,26 +4,29 @@ A recorded answer is `evaluation/data/reader/<sha256>.json`, written by `keepd a
 --record REPLY --model MODEL` from a model's reply to exactly `keepd ask --print SESSION`; its
 name is the request's hash, so a changed request finds no answer and needs a new one. Each
 labelled session with an answer is scored twice, with the local grade alone and with the answer
-merged, on the issue's three figures: the pick within one stop of the readers' newest piece
-(where the two agree within one stop; a newest of 0, one piece, is found by no pick or one at
-the start, as evaluation/labels.py scores it), the
-readers' agreed task switches with ●●● within one stop, and ●●● zones within one stop of a
-reader's boundary. The reader fits nothing, so leaving a project out changes nothing: each
-answer is scored as recorded. `python -m evaluation.reader [--held-out]`.
+merged (on calibration also with keepd's points refitted left one project out), on the issue's
+three figures: the pick within one stop of the readers' newest piece (where the two agree
+within one stop; a newest of 0, one piece, is found by no pick or one at the start, as
+evaluation/labels.py scores it), the readers' agreed task switches with ●●● within one stop,
+and ●●● zones within one stop of a reader's boundary. The reader fits nothing: each answer is
+scored as recorded. `python -m evaluation.reader [--held-out]`.
 """
 
 from __future__ import annotations
 
 import argparse
-from collections.abc import Mapping
+import dataclasses
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from evaluation.labels import pick_near, reader_of
+from evaluation.cases import project_folds
+from evaluation.labels import Labelled, pick_near, reader_of
 from evaluation.piece_gold import agreed, reader_tasks
 from keepd.config import ReaderConfig
 from keepd.core.analysis import Analysis
+from keepd.core.grade import DEFAULT_TUNING, Tuning
 from keepd.core.reader import request_sha256
 from keepd.ops.reader import read_for_reader, with_reader
 
@@ -96,35 +99,85 @@ def score(sessions: Path, labels: Mapping[str, Any], answers: Path = ANSWERS) ->
     """Every labelled session with a recorded answer, scored without and with it."""
     out = Scores()
     for name, label in sorted(labels.items()):
-        path = sessions / name
-        if not path.is_file():
-            continue
-        read = read_for_reader(path, whole=True)  # the labels read the whole history
-        record = answers / f"{request_sha256(read.request)}.json"
-        if not record.is_file():
-            out.unanswered.append(name)
-            continue
-        merged = with_reader(read, ReaderConfig(), answer_file=record)
-        if merged.reader is not None and merged.reader.failure:
-            out.unanswered.append(name)
-            continue
-        out.local.add(tally(read.analysis, label))
-        out.reader.add(tally(merged, label))
-        out.models.add(_model(record))
+        _score_one(out, sessions / name, label, answers, DEFAULT_TUNING)
     return out
 
 
-def write_requests(sessions: Path, labels: Mapping[str, Any], folder: Path) -> int:
-    """Each labelled session's request as `folder/<sha256>.txt` (and `index.tsv`: hash, name),
-    for a model to answer with that text and nothing else."""
+def score_left_out(
+    sessions: Path,
+    labels: Mapping[str, Any],
+    cases: Sequence[Labelled],
+    answers: Path = ANSWERS,
+) -> Scores:
+    """Calibration only: each project's sessions graded with the cues' points fitted and the
+    ●●● total chosen on the other projects' sessions of `cases` (evaluation/fit_points.py, as
+    `baselines.points_left_out`), then those `labels` names scored without and with the
+    recorded answers."""
+    from evaluation import fit_points
+
+    stops = [fit_points.stops_of(case) for case in cases]
+    out = Scores()
+    if not stops:
+        return out
+    keep = [f for f in stops[0].fields if f not in fit_points.LEFT_OUT]
+    for fold in project_folds([s.case.name for s in stops]):
+        rest = [s for j, s in enumerate(stops) if j not in fold]
+        if not rest or not any(labels.get(stops[i].case.name) for i in fold):
+            continue
+        points = fit_points.table_of(fit_points.fitted(rest, keep), keep, stops[0].fields)
+        total = fit_points.chosen_total([s.case for s in rest], points)
+        tuning = dataclasses.replace(
+            DEFAULT_TUNING, points=dataclasses.replace(points, clear=total)
+        )
+        for name in (stops[i].case.name for i in fold):
+            if name in labels:
+                _score_one(out, sessions / name, labels[name], answers, tuning)
+    return out
+
+
+def _score_one(
+    out: Scores, path: Path, label: Mapping[str, Any], answers: Path, tuning: Tuning
+) -> None:
+    """One session into `out`: both sides, or its name among the unanswered."""
+    if not path.is_file():
+        return
+    read = read_for_reader(path, whole=True, tuning=tuning)  # the labels read the whole history
+    record = answers / f"{request_sha256(read.request)}.json"
+    if not record.is_file():
+        out.unanswered.append(path.name)
+        return
+    merged = with_reader(read, ReaderConfig(), answer_file=record)
+    if merged.reader is not None and merged.reader.failure:
+        out.unanswered.append(path.name)
+        return
+    out.local.add(tally(read.analysis, label))
+    out.reader.add(tally(merged, label))
+    out.models.add(_model(record))
+
+
+def write_requests(
+    sessions: Path, labels: Mapping[str, Any], folder: Path, *, every_turn: bool = False
+) -> int:
+    """Each labelled session's whole-history request as `folder/<sha256>.txt` (and `index.tsv`:
+    hash, name, and with `every_turn` the prompt after which the daemon would ask), for a model
+    to answer with that text and nothing else; with `every_turn`, instead every request the
+    daemon would send as the session was written (evaluation/reader_replay.py)."""
+    from evaluation.reader_replay import daemon_requests
+
     folder.mkdir(parents=True, exist_ok=True)
     index = []
     for name in sorted(labels):
-        if (sessions / name).is_file():
-            request = read_for_reader(sessions / name, whole=True).request
+        path = sessions / name
+        if not path.is_file():
+            continue
+        if every_turn:
+            asked = [(f"\t{row}", text) for row, text in daemon_requests(path)]
+        else:
+            asked = [("", read_for_reader(path, whole=True).request)]
+        for where, request in asked:
             sha = request_sha256(request)
             (folder / f"{sha}.txt").write_text(request, encoding="utf-8")
-            index.append(f"{sha}\t{name}\n")
+            index.append(f"{sha}\t{name}{where}\n")
     (folder / "index.tsv").write_text("".join(index), encoding="utf-8")
     return len(index)
 
@@ -136,7 +189,7 @@ def _model(record: Path) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from evaluation.cases import shared_or_none, side_labels
+    from evaluation.cases import label_file, shared_or_none, side_labels
 
     parser = argparse.ArgumentParser(prog="python -m evaluation.reader", description=__doc__)
     parser.add_argument("--shared", type=Path, help="the shared folder (default: found)")
@@ -144,13 +197,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--requests", type=Path, metavar="DIR", help="write each request to DIR/<sha256>.txt"
     )
+    parser.add_argument(
+        "--every-turn",
+        action="store_true",
+        help="with --requests: every request the daemon would send, turn by turn",
+    )
     args = parser.parse_args(argv)
     shared = shared_or_none(args.shared, parser.prog)
     if shared is None:
         return 1
     if args.requests is not None:
         written = write_requests(
-            shared / "corpus" / "sessions", side_labels(shared, args.held_out), args.requests
+            shared / "corpus" / "sessions",
+            side_labels(shared, args.held_out),
+            args.requests,
+            every_turn=args.every_turn,
         )
         print(f"{written} requests written to {args.requests}")
         return 0
@@ -162,6 +223,14 @@ def main(argv: list[str] | None = None) -> int:
     )
     print(f"  local alone:      {scores.local.line()}")
     print(f"  with the reader:  {scores.reader.line()}")
+    if not args.held_out:
+        from evaluation import labels
+
+        cases = labels.load(shared, label_file(shared, False))
+        lopo = score_left_out(shared / "corpus" / "sessions", side_labels(shared, False), cases)
+        print("keepd's points and ●●● total fitted on the other projects (left one project out):")
+        print(f"  local alone:      {lopo.local.line()}")
+        print(f"  with the reader:  {lopo.reader.line()}")
     return 0
 
 

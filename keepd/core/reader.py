@@ -22,6 +22,7 @@ import dataclasses
 import hashlib
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
@@ -241,6 +242,9 @@ def safe(stop: Stop, analysis: Analysis) -> bool:
     return stop.sc >= before.sc - (analysis.wiggle or 0.0)
 
 
+Rule = Callable[["Stop", "Analysis"], bool]  # whether the reader's stop may be taken
+
+
 def _previous(stop: Stop, analysis: Analysis) -> Stop | None:
     """The stop just before `stop` (None for the first, or when `stops` holds only some)."""
     at = next((k for k, s in enumerate(analysis.stops) if s is stop), None)
@@ -249,17 +253,26 @@ def _previous(stop: Stop, analysis: Analysis) -> Stop | None:
     return analysis.stops[at - 1]
 
 
-def merged(analysis: Analysis, rows: list[Row], answer: Answer, source: str, sha: str) -> Analysis:
+def merged(
+    analysis: Analysis,
+    rows: list[Row],
+    answer: Answer,
+    source: str,
+    sha: str,
+    *,
+    rule: Rule = safe,
+) -> Analysis:
     """The analysis with the reader's answer as one more signal: the pick moves to the
-    reader's newest piece where that stop is safe (else the answer is flagged and the pick
-    stays); a safe ●● zone the reader names as a task start becomes ●●●."""
+    reader's newest piece where that stop is safe by `rule` (else the answer is flagged and
+    the pick stays); a safe ●● zone the reader names as a task start becomes ●●●. Other rules
+    are measured by evaluation/probes/reader_merge.py."""
     by_row = {row.number: row.uuid for row in rows}
     starts = [(by_row[row], kind) for row, kind in answer.starts]
     newest = by_row[answer.newest]
     tasks = {uuid for uuid, kind in starts if kind == TASK}
     stop = analysis.stop(newest)
-    moved = stop is not None and safe(stop, analysis)
-    zones = [_raised(zone, analysis, tasks) for zone in analysis.zones]
+    moved = stop is not None and rule(stop, analysis)
+    zones = [_raised(zone, analysis, tasks, rule) for zone in analysis.zones]
     order = {s.uuid: s.index for s in analysis.stops}
     stops = [_regraded(s, zones) for s in analysis.stops]
     pick = analysis.pick
@@ -283,12 +296,12 @@ def _flag(row: int) -> str:
     )
 
 
-def _raised(zone: ZoneInfo, analysis: Analysis, tasks: set[str]) -> ZoneInfo:
+def _raised(zone: ZoneInfo, analysis: Analysis, tasks: set[str], rule: Rule) -> ZoneInfo:
     """A ●● zone whose best stop the reader names as a task start, ●●● where it is safe."""
     stop = analysis.stop(zone.best)
     if zone.grade != SUBTOPIC or zone.best not in tasks or stop is None:
         return zone
-    if not safe(stop, analysis):
+    if not rule(stop, analysis):
         return zone
     reasons = [*zone.reasons, READER_REASON]
     return dataclasses.replace(zone, grade=CLEAR, shape=CLEAR, reasons=reasons)

@@ -22,6 +22,7 @@ from keepd.errors import AnswerError
 from keepd.system.claude_ask import Asked, ask_claude
 
 if TYPE_CHECKING:
+    from keepd.core.grade import Tuning
     from keepd.core.session import SessionState
 
 log = logging.getLogger(__name__)
@@ -42,9 +43,11 @@ class Read:
         return request_text(self.rows)
 
 
-def read_for_reader(path: Path, *, whole: bool = False, window: int | None = None) -> Read:
+def read_for_reader(
+    path: Path, *, whole: bool = False, window: int | None = None, tuning: Tuning | None = None
+) -> Read:
     """The analysis of the session at `path` (its window and trigger as `keepd report` finds
-    them) and its picker's rows."""
+    them; `tuning`: grading's constants, default keepd's) and its picker's rows."""
     from keepd.api import load_state
     from keepd.core.analysis import analyse_state
     from keepd.core.reader import rows_of
@@ -54,9 +57,12 @@ def read_for_reader(path: Path, *, whole: bool = False, window: int | None = Non
     state = load_state(path, Scope.WHOLE if whole else Scope.CURRENT)
     if not state.tree.nodes or state.tree.leaf() is None:
         raise NotASessionError(str(path))
+    from keepd.core.grade import DEFAULT_TUNING
     from keepd.ops.memory import told_setup
 
-    analysis = analyse_state(state, path=str(path), window=window, setup=told_setup(path, window))
+    setup = told_setup(path, window)
+    tuning = tuning or DEFAULT_TUNING
+    analysis = analyse_state(state, path=str(path), window=window, setup=setup, tuning=tuning)
     return Read(analysis, rows_of(analysis, state.branch()), state)
 
 

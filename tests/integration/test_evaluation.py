@@ -1,4 +1,6 @@
-"""The full evaluation on a tiny subset of the corpus writes every table and figure."""
+"""The full evaluation on a tiny subset of the corpus writes every table and figure: a short
+guide page (EVALUATION.md) led by the replayed notices with and without the reader, and the
+reference page with the rest."""
 
 from __future__ import annotations
 
@@ -6,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+GUIDE_WORDS = 1_500
 SECTIONS = (
     "## The notices a person would get",
     "## Dialogue topic segmentation",
@@ -43,7 +46,8 @@ def test_full_evaluation_on_a_tiny_subset(shared: Path, tmp_path: Path) -> None:
     from evaluation.full import main
 
     assert main(["--shared", str(shared), "--tiny", "--out", str(tmp_path)]) == 0
-    text = (tmp_path / "EVALUATION.md").read_text(encoding="utf-8")
+    guide = (tmp_path / "EVALUATION.md").read_text(encoding="utf-8")
+    text = (tmp_path / "EVALUATION-reference.md").read_text(encoding="utf-8")
     for heading in SECTIONS:
         assert heading in text, heading
     for method in METHODS:
@@ -53,5 +57,12 @@ def test_full_evaluation_on_a_tiny_subset(shared: Path, tmp_path: Path) -> None:
         assert f"]({name})" in text, name
     assert text.index("## The notices a person would get") < text.index("## Dialogue topic")
     assert "keepd against trivial picks and grades" in text
-    assert "A `--tiny` run" in text
+    assert "A `--tiny` run" in text and "A `--tiny` run" in guide
     assert "for orjson" in text
+    first = guide.index("## The notices a person would get, keepd alone and with the reader")
+    assert first < guide.index("## keepd alone on every labelled session")
+    for side in ("### calibration", "### held out"):
+        assert side in guide, side
+    assert "| keepd alone | with the recorded answers | hindsight bound |" in guide
+    assert "EVALUATION-reference.md" in guide
+    assert len(guide.split()) < GUIDE_WORDS
