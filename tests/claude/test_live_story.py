@@ -61,7 +61,12 @@ def world(private_home: Path, fake_api: FakeApi, claude_code: Installed) -> Iter
     root = Path("/tmp") / f"keepd-live-{os.getpid()}-{next(_worlds)}"
     shutil.rmtree(root, ignore_errors=True)
     yield World(root, fake_api.url, claude_code)
-    shutil.rmtree(root, ignore_errors=True)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:  # the client, hung up on, still writes as it exits
+        shutil.rmtree(root, ignore_errors=True)
+        time.sleep(1.0)
+        if not root.exists():
+            break
 
 
 def task_two(edits: bool) -> list[str]:
