@@ -1,18 +1,23 @@
 """Fixtures of the tests against the real Claude Code: the pinned client, the fake API, a scratch
-world and tmux panes. Every test here carries the `claude` marker (`-m "not claude"` skips them);
-without npm they skip, unless KEEPD_CLAUDE_REQUIRED=1 (CI) makes that a failure."""
+world, tmux panes, a private D-Bus and dunst on Xvfb. Every test here carries the `claude` marker
+(`-m "not claude"` skips them); without npm, tmux, dbus, dunst or Xvfb they skip, unless
+KEEPD_CLAUDE_REQUIRED=1 (CI) makes that a failure."""
 
 from __future__ import annotations
 
 import os
+import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from tests.claude.client import Installed, Unavailable, World, install
 from tests.claude.fake_api import FakeApi
 from tests.claude.tmux import Tmux
+from tests.integration.daemon_kit import SHORT_DIRS, PrivateBus
+from tests.integration.test_daemon_notify import Dunst
 
 HERE = Path(__file__).resolve().parent
 
@@ -69,3 +74,31 @@ def tmux_ui(world: World) -> Iterator[Callable[..., Tmux]]:
     yield start
     for ui in panes:
         ui.close()
+
+
+def _needed(make: Callable[[], Any]) -> Any:
+    """`make()`, whose skip for a missing program is a failure where the harness is required."""
+    try:
+        return make()
+    except pytest.skip.Exception as why:
+        if _required():
+            pytest.fail(f"required here: {why}")
+        raise
+
+
+@pytest.fixture
+def bus() -> Iterator[PrivateBus]:
+    """A private session bus; its sockets' short folders are removed after the test."""
+    private: PrivateBus = _needed(PrivateBus)
+    yield private
+    private.close()
+    while SHORT_DIRS:
+        shutil.rmtree(SHORT_DIRS.pop(), ignore_errors=True)
+
+
+@pytest.fixture
+def desktop(bus: PrivateBus) -> Iterator[Dunst]:
+    """The real notification server: dunst on an Xvfb display of its own, on the private bus."""
+    dunst: Dunst = _needed(lambda: Dunst(bus))
+    yield dunst
+    dunst.close()

@@ -18,6 +18,7 @@ HEADER = "Restore the code and/or conversation to the point before"
 FOOTER = "Enter to continue"
 CURRENT = "(current)"
 _ARROW = re.compile(r"^\s*([↑↓]) (\d+) more(?: above| below)?\s*$")
+_OPTION = re.compile(r"^\s*(❯)?\s*\d\.\s+(.*?)\s*$")
 
 
 @dataclass(frozen=True)
@@ -79,6 +80,19 @@ def move(ui: Tmux, key: str, times: int) -> Window:
     for _ in range(times):
         ui.keys(key, pause=0.03)
     return parse(ui.wait_stable(quiet=0.3))
+
+
+def menu_options(screen: str) -> tuple[list[str], int | None]:
+    """The options of the menu Enter on a row opens, and which one the cursor is on."""
+    options: list[str] = []
+    cursor = None
+    for line in screen.splitlines():
+        found = _OPTION.match(line)
+        if found and any(w in found.group(2) for w in ("Restore", "Summarize", "Never")):
+            if found.group(1):
+                cursor = len(options)
+            options.append(found.group(2).split(":")[0])
+    return options, cursor
 
 
 def selected_text(window: Window) -> str:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -30,13 +29,6 @@ from tests.integration.daemon_kit import (
 from tests.integration.test_daemon_notify import crossing, register_running
 
 CLAUDE_ENV = ("PATH", "ANTHROPIC_BASE_URL", "ANTHROPIC_API_KEY", "IS_SANDBOX")
-
-
-@pytest.fixture
-def bus() -> Iterator[PrivateBus]:
-    private = PrivateBus()
-    yield private
-    private.close()
 
 
 def daemon_tree(tmp_path: Path, world: World, bus: PrivateBus, reader: bool) -> Tree:

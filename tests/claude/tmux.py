@@ -108,3 +108,20 @@ def _matcher(want: str | re.Pattern[str] | Callable[[str], bool]) -> Callable[[s
         pattern = want
         return lambda screen: pattern.search(screen) is not None
     return want
+
+
+def send_prompt(ui: Tmux, text: str, sent: Callable[[], int], replies: int = 1,
+                timeout: float = 60.0) -> str:
+    """Types `text`, presses Enter and waits until `sent()` (the requests the API has had) grew
+    by `replies` and the screen settled; returns that screen."""
+    before = sent()
+    ui.type(text)
+    ui.wait_for(lambda screen: text[-40:] in " ".join(screen.split()), timeout=10)
+    ui.keys("Enter")
+    deadline = time.monotonic() + timeout
+    while sent() < before + replies:
+        if time.monotonic() > deadline:
+            raise AssertionError(f"no {replies} requests {timeout}s after {text!r}:\n"
+                                 f"{ui.screen()}")
+        time.sleep(0.1)
+    return ui.wait_stable(quiet=1.0, timeout=timeout)
