@@ -175,6 +175,8 @@ def write_requests(
         else:
             asked = [("", read_for_reader(path, whole=True).request)]
         for where, request in asked:
+            if not request:  # no prompt to read: the daemon asks nothing (ops.reader)
+                continue
             sha = request_sha256(request)
             (folder / f"{sha}.txt").write_text(request, encoding="utf-8")
             index.append(f"{sha}\t{name}{where}\n")
