@@ -27,6 +27,7 @@ from keepd.core.newest import DEFAULT_NEWEST, Column
 from keepd.core.newest_pick import NEWEST_REASON, Chosen, columns, newest_at, newest_pick
 from keepd.core.points import Scored, score
 from keepd.core.settle import closing_prompts, settled
+from keepd.core.sure import sure_cues, sure_only
 from keepd.core.zone import DEFAULT_TUNING, FALLING_MARK, Grade, Tuning, Zone
 
 _LARGEST = np.finfo(np.float64).max
@@ -91,6 +92,8 @@ def grade(
             bare=bare_stops(cues, len(curve)),
         )
     pick, zones = settled(pick, zones, closing_prompts(graded.scored, len(curve)))
+    if graded.scored is not None:  # ●●● where a cue says the work before is over (issue 27)
+        pick, zones = sure_only(pick, zones, sure_cues(tuning.points.sure))
     for zone in zones:
         eligible[zone.best] = True
     # A prompt with no content of its own (a built-in command such as /compact, shell-mode

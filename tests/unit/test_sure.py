@@ -1,0 +1,64 @@
+"""●●● only where a cue says the work before is over (core/sure.py): on synthetic curves and
+on zones."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from keepd.core.grade import DEFAULT_TUNING, Grade, grade
+from keepd.core.points import SIGNAL_NAMES, SURE_FIELDS
+from keepd.core.sure import SURE, is_sure, sure_cues, sure_only
+from keepd.core.zone import Zone
+from tests.unit.test_grade import _curve, _falling, _frees, _peak
+from tests.unit.test_grade_cues import _cues, _events
+
+EVERY = dataclasses.replace(
+    DEFAULT_TUNING, points=dataclasses.replace(DEFAULT_TUNING.points, sure=())
+)
+
+
+def test_the_sure_cues_are_those_that_say_the_work_before_is_over() -> None:
+    assert set(SURE_FIELDS) == {"finished", "branch", "pause", "turns", "after_closing"}
+    assert SURE == {SIGNAL_NAMES[f] for f in SURE_FIELDS}
+    assert "new words" not in SURE and "words" not in SURE and "new files" not in SURE
+
+
+def test_a_clear_zone_of_the_words_alone_is_shown_subtopic_when_cues_are_read() -> None:
+    sc = _peak(_falling(1), 30)
+    words = grade(_curve(sc), _frees())  # no cues read: the words' grade as it was
+    assert any(z.grade is Grade.CLEAR and z.best == 30 for z in words.zones)
+    read = grade(_curve(sc), _frees(), cues=_cues())
+    zone = next(z for z in read.zones if z.best == 30)
+    assert zone.grade is Grade.SUBTOPIC
+    every = grade(_curve(sc), _frees(), EVERY, cues=_cues())
+    assert next(z for z in every.zones if z.best == 30).grade is Grade.CLEAR
+
+
+def test_the_pick_is_the_same_stop_either_way_only_its_grade_drops() -> None:
+    sc = _peak(_falling(1), 30)
+    sure = grade(_curve(sc), _frees(), cues=_cues())
+    every = grade(_curve(sc), _frees(), EVERY, cues=_cues())
+    assert sure.target == every.target
+    assert sure.pick is not None and sure.pick in sure.zones
+
+
+def test_work_finished_and_a_pause_keep_clear() -> None:
+    sc = _falling(5)
+    found = grade(_curve(sc), _frees(), events=_events([40]), cues=_cues(finished=[40]))
+    zone = next(z for z in found.zones if z.best == 40)
+    assert zone.grade is Grade.CLEAR and is_sure(zone)
+
+
+def test_sure_only_settles_the_pick_even_when_it_is_not_among_the_zones() -> None:
+    unsure = Zone(5, 5, 5, Grade.CLEAR, 2.0, reasons=("words", "new files"))
+    moved = dataclasses.replace(unsure, best=6)
+    pick, zones = sure_only(moved, [unsure])
+    assert pick is not None and pick.grade is Grade.SUBTOPIC and pick.best == 6
+    assert zones[0].grade is Grade.SUBTOPIC
+    assert sure_only(moved, [unsure], frozenset()) == (moved, [unsure])
+
+
+def test_a_subtopic_zone_is_left_as_it_is() -> None:
+    zone = Zone(5, 5, 5, Grade.SUBTOPIC, 2.0, reasons=("words",))
+    assert sure_only(zone, [zone]) == (zone, [zone])
+    assert sure_cues(("turns",)) == {"says it turns to the next thing"}
