@@ -64,6 +64,7 @@ class Points:
     # ●●● stays only where one of these cues says the work before is over (core/sure.py);
     # () keeps every ●●● zone, as before issue 27.
     sure: tuple[str, ...] = SURE_FIELDS
+    sure_height: float = 10.0  # ... or where the words stand this many wiggles high
 
 
 DEFAULT_POINTS = Points()

@@ -49,8 +49,13 @@ def analysis(
         scope="current",
         messages=30,
         skipped_lines=0,
-        context={"tokens": None, "window": 200_000, "share": share, "source": "usage",
-                 "trigger": 200_000},  # a 200k model's, without a setting
+        context={
+            "tokens": None,
+            "window": 200_000,
+            "share": share,
+            "source": "usage",
+            "trigger": 200_000,
+        },  # a 200k model's, without a setting
         tokens_estimated=False,
         wiggle=0.01,
         stops=stops,
