@@ -7,10 +7,10 @@ the work before is over carries across projects: work finished in the turn befor
 push, merge or PR), a git branch switch, a pause, a prompt that says it turns to the next
 thing, a prompt after one that closed the work. A ●●● zone that names none of these is shown
 ●●, unless the words stand `Points.sure_height` wiggles high there (a junction of unrelated
-work stands some 40): it is still a place to stop, not one a person would surely call a new
-task. The grades
-are settled after the pick is made, so the pick is the same stop either way; only its grade
-may drop.
+work stands some 40; 10 is the newest-work model's own cap on height, and 10, 15 and 20 gave
+the same ●●● figures left one project out, 8 fewer at a boundary): it is still a place to
+stop, not one a person would surely call a new task. The grades are settled after the model
+makes its pick: the pick stays at its stop, only its grade may drop.
 
 Then the pick gives way to a later ●●● zone that names such a cue among the newest prompts
 (`Tuning.recent`, the newest one included: a pick there moves to the stop before it): the
