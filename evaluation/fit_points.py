@@ -92,15 +92,23 @@ def fitted(sessions: Sequence[Stops], keep: Sequence[str], ridge: float = RIDGE)
     return fit(features, task, ridge)
 
 
-def table_of(coefficients: FloatArray, keep: Sequence[str], fields: Sequence[str]) -> Points:
-    """The points table: each kept signal's coefficient rounded to halves, the others 0."""
+def table_of(
+    coefficients: FloatArray,
+    keep: Sequence[str],
+    fields: Sequence[str],
+    base: Points = DEFAULT_POINTS,
+) -> Points:
+    """The points table: each kept signal's coefficient rounded to halves, the others 0 (the
+    rest of the table, ●●● totals and what makes ●●● sure, from `base`)."""
     points: dict[str, object] = dict.fromkeys(fields, 0.0)
     points.update({f: round(float(c) * 2) / 2 for f, c in zip(keep, coefficients[1:], strict=True)})
-    return dataclasses.replace(DEFAULT_POINTS, **points)  # type: ignore[arg-type]
+    return dataclasses.replace(base, **points)  # type: ignore[arg-type]
 
 
-def scores(cases: Sequence[Labelled], points: Points) -> list[SessionScore]:
-    tuning = dataclasses.replace(DEFAULT_TUNING, points=points)
+def scores(
+    cases: Sequence[Labelled], points: Points, base: Tuning = DEFAULT_TUNING
+) -> list[SessionScore]:
+    tuning = dataclasses.replace(base, points=points)
     out = []
     for case in cases:
         p = case.prepared
@@ -118,11 +126,13 @@ def at_boundary(s: LabelSummary) -> tuple[int, int]:
     return s.clear - s.false_clear, s.clear
 
 
-def chosen_total(cases: Sequence[Labelled], points: Points) -> float:
+def chosen_total(cases: Sequence[Labelled], points: Points, base: Tuning = DEFAULT_TUNING) -> float:
     """The ●●● total that finds the most task switches while ●●● stays at a reader boundary
     in `FLOOR` or more one standard error down (of equals, the higher total; none passing:
     the highest tried)."""
-    swept = [labels.summarise(scores(cases, dataclasses.replace(points, clear=t))) for t in TOTALS]
+    swept = [
+        labels.summarise(scores(cases, dataclasses.replace(points, clear=t), base)) for t in TOTALS
+    ]
     return TOTALS[by_rule(swept)]
 
 
@@ -142,16 +152,20 @@ def by_rule(swept: Sequence[LabelSummary]) -> int:
     return best[1] if best is not None else len(swept) - 1
 
 
-def cross_validated(sessions: Sequence[Stops], keep: Sequence[str]) -> list[SessionScore]:
+def cross_validated(
+    sessions: Sequence[Stops], keep: Sequence[str], base: Tuning = DEFAULT_TUNING
+) -> list[SessionScore]:
     """Each session graded with the points fitted and the total chosen on the sessions of
-    every other project (left one project out), in the order of `sessions`."""
+    every other project (left one project out), in the order of `sessions`; `base`: the rest
+    of the grading's constants."""
     out: dict[int, SessionScore] = {}
     for fold in project_folds([s.case.name for s in sessions]):
         rest = [s for j, s in enumerate(sessions) if j not in fold]
-        points = table_of(fitted(rest, keep), keep, sessions[0].fields)
+        points = table_of(fitted(rest, keep), keep, sessions[0].fields, base.points)
         cases = [s.case for s in rest]
-        points = dataclasses.replace(points, clear=chosen_total(cases, points))
-        out.update(zip(fold, scores([sessions[i].case for i in fold], points), strict=True))
+        points = dataclasses.replace(points, clear=chosen_total(cases, points, base))
+        left = [sessions[i].case for i in fold]
+        out.update(zip(fold, scores(left, points, base), strict=True))
     return [out[i] for i in range(len(sessions))]
 
 

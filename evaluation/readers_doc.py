@@ -207,6 +207,19 @@ def _constants() -> str:
             f"urgent notices skip the {NEWEST + 1} newest stops unless ●●● there",
             "the replay of every corpus session below (no labels used)",
         ],
+        [
+            "●●● only where work finished, a branch switch, a pause, a prompt that turns to the "
+            "next thing or one after a closing prompt is named, or the words stand "
+            f"{DEFAULT_TUNING.points.sure_height:g}+ wiggles high (core/sure.py)",
+            "boundaries.json left one project out (issue 27's cues that carry across projects; "
+            "the height: the newest-work model's own cap, 10, 15 and 20 alike there)",
+        ],
+        [
+            f"the pick gives way to a later such ●●● among the {DEFAULT_TUNING.recent} newest "
+            "prompts; an urgent notice once per session",
+            "boundaries.json, in sample and left one project out (windows of 4-8 alike); the "
+            "replay of its sessions (python -m evaluation --calibration)",
+        ],
     ]
     return "### Which data chose each constant\n\n" + table(["constant", "chosen on"], rows)
 

@@ -18,6 +18,7 @@ import orjson
 from evaluation.labels import Labelled, Source
 from keepd.config import NotifyConfig
 from keepd.core.analysis import Analysis, analyse_state
+from keepd.core.grade import DEFAULT_TUNING, Tuning
 from keepd.core.messages import is_prompt
 from keepd.core.session import SessionState, read_current
 from keepd.core.tree import Scope
@@ -62,11 +63,14 @@ CARRYING = frozenset(
 
 
 def replay(
-    path: Path, config: NotifyConfig | None = None, needs: frozenset[str] = frozenset()
+    path: Path,
+    config: NotifyConfig | None = None,
+    needs: frozenset[str] = frozenset(),
+    tuning: Tuning = DEFAULT_TUNING,
 ) -> Replayed:
     """The notices the daemon would send following `path` as it was written; with `needs`, a
     variant of the policy: a break notice whose stop names none of those reasons is not sent
-    (nor remembered)."""
+    (nor remembered); `tuning`: the grading's constants (keepd's own by default)."""
     config = config or NotifyConfig()
     data = path.read_bytes()
     ends = _turn_ends(data)
@@ -77,10 +81,10 @@ def replay(
     for turn, (end, clock, prompt) in enumerate(ends):
         state.feed(data[:end], fed)
         fed = end
-        analysis = analyse_state(state, path=str(path), every_stop=False)
+        analysis = analyse_state(state, path=str(path), tuning=tuning, every_stop=False)
         if state.stale:  # the branch changed under the compact state: read it again
             state = read_current(data[:end], detail=False, compact=True, at_rest=False)
-            analysis = analyse_state(state, path=str(path), every_stop=False)
+            analysis = analyse_state(state, path=str(path), tuning=tuning, every_stop=False)
         notice = decide(analysis, analysis.session_id or path.name, config, memory, clock)
         if notice is None:
             continue

@@ -30,6 +30,7 @@ from keepd.core.newest import DEFAULT_NEWEST, Newest
 from keepd.core.newest_pick import Chosen, newest_pick
 from keepd.core.points import DEFAULT_POINTS, Scored, Signal, score
 from keepd.core.settle import closing_prompts, settled
+from keepd.core.sure import later_sure, sure_cues, sure_only
 from keepd.core.zone import Zone
 
 FloatArray = npt.NDArray[np.float64]
@@ -156,7 +157,7 @@ def graded(
 ) -> SessionScore:
     """The session's ●●● zones with `totals` as the cues' points and `clear` the threshold, and
     its pick as `grade` makes it (the newest-work model, `newest`, reads `totals` as the points'
-    total)."""
+    total; ●●● kept where a sure cue is named, as `grade` keeps it)."""
     p = session.case.prepared
     tuning = _tuning(clear, newest)
     zones = cued_zones(session, totals, clear)
@@ -170,6 +171,9 @@ def graded(
         pick, zones = fallback_pick(
             zones, p.curve, p.frees, tuning=tuning, events=p.events, heights=session.heights
         )
+    sure = sure_cues(tuning.points.sure)  # as `grade` settles the grades (core/sure.py)
+    pick, zones = sure_only(pick, zones, sure, tuning.points.sure_height)
+    pick = later_sure(pick, zones, len(p.curve), tuning.recent, sure)
     closing = closing_prompts(Scored(totals, session.signals), len(p.curve))
     pick, zones = settled(pick, zones, closing)
     grading = Grading(session.wiggle, np.zeros(len(p.curve), bool), zones, pick, [])

@@ -27,6 +27,7 @@ from keepd.core.newest import DEFAULT_NEWEST, Column
 from keepd.core.newest_pick import NEWEST_REASON, Chosen, columns, newest_at, newest_pick
 from keepd.core.points import Scored, score
 from keepd.core.settle import closing_prompts, settled
+from keepd.core.sure import later_sure, sure_cues, sure_only
 from keepd.core.zone import DEFAULT_TUNING, FALLING_MARK, Grade, Tuning, Zone
 
 _LARGEST = np.finfo(np.float64).max
@@ -90,6 +91,10 @@ def grade(
             heights=graded.heights,
             bare=bare_stops(cues, len(curve)),
         )
+    if graded.scored is not None:  # ●●● where a cue says the work before is over (issue 27)
+        sure = sure_cues(tuning.points.sure)
+        pick, zones = sure_only(pick, zones, sure, tuning.points.sure_height)
+        pick = later_sure(pick, zones, len(curve), tuning.recent, sure)
     pick, zones = settled(pick, zones, closing_prompts(graded.scored, len(curve)))
     for zone in zones:
         eligible[zone.best] = True

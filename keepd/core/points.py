@@ -30,6 +30,12 @@ FloatArray = npt.NDArray[np.float64]
 BoolArray = npt.NDArray[np.bool_]
 
 
+# The cues that say the work before is over (issue 27: they carry across projects): work
+# finished, a branch switch, a pause, a prompt that turns to the next thing, one after a prompt
+# that closed the work.
+SURE_FIELDS = ("finished", "branch", "pause", "turns", "after_closing")
+
+
 @dataclass(frozen=True, slots=True)
 class Points:
     """Points per cue and the total that makes ●●● (calibration labels, rounded logit)."""
@@ -55,6 +61,10 @@ class Points:
     bare: float = -1.0  # a prompt with no content of its own (-0.82)
     clear: float = 3.0  # a total this high, not beaten next to it, is ●●●
     ranked: float = 4.5  # ... and ranks with the words' own ●●● zones for the pick
+    # ●●● stays only where one of these cues says the work before is over (core/sure.py);
+    # () keeps every ●●● zone, as before issue 27.
+    sure: tuple[str, ...] = SURE_FIELDS
+    sure_height: float = 10.0  # ... or where the words stand this many wiggles high
 
 
 DEFAULT_POINTS = Points()

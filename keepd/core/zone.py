@@ -43,6 +43,9 @@ class Tuning:
     near_peak: float = 0.8  # a neighbour this close to the peak's height may be its best stop
     pause_minutes: float = 10.0  # a prompt this long after the message before it: an event
     points: Points = DEFAULT_POINTS  # the cues' points and the total for ●●● (core/points.py)
+    # A ●●● zone among this many stops before the newest outranks an earlier pick (core/sure.py);
+    # 0: the pick as the model makes it.
+    recent: int = 5
     # The model of where the newest piece of work begins (core/newest.py); None: the latest
     # zone of the strongest rank, as before it.
     newest: Newest | None = DEFAULT_NEWEST

@@ -1,12 +1,16 @@
 """Decides whether a session deserves a notice now, and words it; pure, clock passed in.
 
-Two notices, each at most once per session and stop: at `threshold` when a ●●● zone's pick
-frees at least `min_frees`, and at `urgent` of the way to the session's auto-compact point
-(core/limits.py: its trigger, not a share of the window) with the best stop or the
-middle of the trade even without a clear break. An urgent notice does not name one of the
-two newest stops unless a new task clearly begins there (●●●): summarizing up to the prompt
-just answered keeps almost nothing of the work, and replaying the corpus showed half the
-urgent notices did so; it names the latest graded or trade stop before them instead.
+Two notices: at `threshold`, once per stop, when a ●●● zone's pick frees at least `min_frees`
+(●●● only where a cue says the work before is over: core/sure.py), and once per session at
+`urgent` of the way to the session's auto-compact point (core/limits.py: its trigger, not a
+share of the window) with the best stop or the middle of the trade even without a clear
+break. Replayed on the calibration sessions, urgent notices came turn after turn, each naming
+another stop, and the later ones were at a reader's task boundary less often (issue 27: once
+per session, 13 urgent notices instead of 24, 4 of them at a task boundary instead of 6). An
+urgent notice does not name one of the two newest stops unless a new task clearly begins
+there (●●●): summarizing up to the prompt just answered keeps almost nothing of the work, and
+replaying the corpus showed half the urgent notices did so; it names the latest graded or
+trade stop before them instead.
 """
 
 from __future__ import annotations
@@ -52,7 +56,9 @@ def decide(
     if memory.is_paused(now) or memory.muted(session_id, now):
         return None
     if share >= urgent_share(analysis.context, config.urgent):
-        stop, kind = _urgent_stop(analysis), "urgent"
+        # Once per session: the first said auto-compact is near.
+        once = not memory.notified_kind(session_id, "urgent")
+        stop, kind = (_urgent_stop(analysis) if once else None), "urgent"
     elif share >= config.threshold:
         stop, kind = _clear_pick(analysis, config.min_frees), "break"
     else:

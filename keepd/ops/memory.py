@@ -49,6 +49,16 @@ class Memory:
     def was_notified(self, session_id: str, key: str) -> bool:
         return key in self.notified.get(session_id, ())
 
+    def notified_kind(self, session_id: str, kind: str) -> bool:
+        """Whether any notice of `kind` ("break", "urgent") was sent for the session.
+
+        >>> memory = Memory()
+        >>> memory.remember("s1", "urgent:a")
+        >>> memory.notified_kind("s1", "urgent"), memory.notified_kind("s1", "break")
+        (True, False)
+        """
+        return any(key.startswith(f"{kind}:") for key in self.notified.get(session_id, ()))
+
     def sent(self) -> int:
         """How many notices were sent, by this daemon and every one before it (the count
         `keepd status` shows, with a daemon running or without one).

@@ -25,6 +25,10 @@ def _cues(finished: Sequence[int] = (), bare: Sequence[int] = ()) -> StopCues:
 # The pick rule before the newest-work model (core/newest.py): the latest zone of the strongest
 # rank. It still picks under the model's floor, so its ranking is tested on its own.
 BEFORE = dataclasses.replace(DEFAULT_TUNING, newest=None)
+# Every ●●● zone kept, with or without a cue that says the work before is over (core/sure.py).
+EVERY_CLEAR = dataclasses.replace(
+    BEFORE, points=dataclasses.replace(DEFAULT_TUNING.points, sure=())
+)
 
 
 def _events(pauses: Sequence[int]) -> EventCodes:
@@ -66,7 +70,9 @@ def test_cues_next_to_a_subtopic_zone_make_it_clear_at_the_cued_stop() -> None:
 
 def test_the_words_own_clear_zone_outranks_a_later_cued_one_in_the_rule_before() -> None:
     sc = _peak(_falling(7), 20, height=0.2)
-    found = grade(_curve(sc), _frees(), BEFORE, events=_events([45]), cues=_cues(finished=[45]))
+    found = grade(
+        _curve(sc), _frees(), EVERY_CLEAR, events=_events([45]), cues=_cues(finished=[45])
+    )
     clear = [z for z in found.zones if z.grade is Grade.CLEAR]
     assert [z.best for z in clear] == [20, 45]
     assert found.pick is not None and found.pick.best == 20 and not found.pick.cued

@@ -20,7 +20,9 @@ def _model(floor: float = 0.1, **weights: float) -> Newest:
 
 
 def _tuning(model: Newest) -> Tuning:
-    return dataclasses.replace(DEFAULT_TUNING, newest=model)
+    """The model's tuning, every ●●● zone kept (core/sure.py is tested on its own)."""
+    points = dataclasses.replace(DEFAULT_TUNING.points, sure=())
+    return dataclasses.replace(DEFAULT_TUNING, newest=model, points=points)
 
 
 def test_the_newest_score_is_the_chance_here_times_none_later() -> None:

@@ -49,8 +49,13 @@ def analysis(
         scope="current",
         messages=30,
         skipped_lines=0,
-        context={"tokens": None, "window": 200_000, "share": share, "source": "usage",
-                 "trigger": 200_000},  # a 200k model's, without a setting
+        context={
+            "tokens": None,
+            "window": 200_000,
+            "share": share,
+            "source": "usage",
+            "trigger": 200_000,
+        },  # a 200k model's, without a setting
         tokens_estimated=False,
         wiggle=0.01,
         stops=stops,
@@ -174,3 +179,14 @@ def test_alerts_drop_a_notice_muted_while_it_waited() -> None:
     alerts.memory.mute("s1", None)
     assert asyncio.run(alerts.flush()) == 0
     assert not taking.sent and not alerts.pending
+
+
+def test_an_urgent_notice_comes_once_per_session() -> None:
+    memory = Memory()
+    first = decide(analysis(0.85), "s1", CONFIG, memory, NOW)
+    assert first is not None and first.urgent
+    memory.remember("s1", first.key)
+    # The next turn names another stop: no second urgent notice for the session.
+    later = dataclasses.replace(analysis(0.9, grade=None, pick=False))
+    assert decide(later, "s1", CONFIG, memory, NOW) is None
+    assert decide(later, "s2", CONFIG, memory, NOW) is not None
