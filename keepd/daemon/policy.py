@@ -1,7 +1,8 @@
 """Decides whether a session deserves a notice now, and words it; pure, clock passed in.
 
 Two notices: at `threshold`, once per stop, when a ●●● zone's pick frees at least `min_frees`
-(●●● only where a cue says the work before is over: core/sure.py), and once per session at
+(●●● only where a cue says the work before is over: core/sure.py), and once per filling of
+the context (until a compaction or a cut) at
 `urgent` of the way to the session's auto-compact point (core/limits.py: its trigger, not a
 share of the window) with the best stop or the middle of the trade even without a clear
 break. Replayed on the calibration sessions, urgent notices came turn after turn, each naming
@@ -38,7 +39,7 @@ class Notice:
 
     session_id: str
     path: str
-    key: str  # "break:<uuid>" or "urgent:<uuid>": remembered once sent
+    key: str  # "break:<uuid>" or "urgent:<uuid>@<filling>": remembered once sent
     urgent: bool
     title: str
     body: str
@@ -56,8 +57,8 @@ def decide(
     if memory.is_paused(now) or memory.muted(session_id, now):
         return None
     if share >= urgent_share(analysis.context, config.urgent):
-        # Once per session: the first said auto-compact is near.
-        once = not memory.notified_kind(session_id, "urgent")
+        # Once per filling of the context: a compaction or a cut starts a new one.
+        once = not memory.notified_kind(session_id, "urgent", f"@{filling(analysis)}")
         stop, kind = (_urgent_stop(analysis) if once else None), "urgent"
     elif share >= config.threshold:
         stop, kind = _clear_pick(analysis, config.min_frees), "break"
@@ -65,7 +66,7 @@ def decide(
         return None
     if stop is None:
         return None
-    key = f"{kind}:{stop.uuid}"
+    key = f"{kind}:{stop.uuid}" + (f"@{filling(analysis)}" if kind == "urgent" else "")
     if memory.was_notified(session_id, key):
         return None
     title, body = words(analysis, stop, urgent=kind == "urgent")
@@ -79,6 +80,13 @@ def decide(
         stop=stop.uuid,
         quote=stop.quote,
     )
+
+
+def filling(analysis: Analysis) -> str:
+    """What names the context's current filling: the oldest stop of the part Claude Code still
+    sends (after a compaction or a cut, that part and its oldest stop are new)."""
+    oldest = max(analysis.stops, key=lambda stop: stop.below, default=None)
+    return oldest.uuid if oldest is not None else ""
 
 
 def _urgent_stop(analysis: Analysis) -> Stop | None:

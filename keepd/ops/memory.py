@@ -49,15 +49,21 @@ class Memory:
     def was_notified(self, session_id: str, key: str) -> bool:
         return key in self.notified.get(session_id, ())
 
-    def notified_kind(self, session_id: str, kind: str) -> bool:
-        """Whether any notice of `kind` ("break", "urgent") was sent for the session.
+    def notified_kind(self, session_id: str, kind: str, ending: str = "") -> bool:
+        """Whether any notice of `kind` ("break", "urgent") was sent for the session (with
+        `ending`: only keys that end so).
 
         >>> memory = Memory()
-        >>> memory.remember("s1", "urgent:a")
+        >>> memory.remember("s1", "urgent:a@p1")
         >>> memory.notified_kind("s1", "urgent"), memory.notified_kind("s1", "break")
         (True, False)
+        >>> memory.notified_kind("s1", "urgent", "@p1"), memory.notified_kind("s1", "urgent", "@p2")
+        (True, False)
         """
-        return any(key.startswith(f"{kind}:") for key in self.notified.get(session_id, ()))
+        return any(
+            key.startswith(f"{kind}:") and key.endswith(ending)
+            for key in self.notified.get(session_id, ())
+        )
 
     def sent(self) -> int:
         """How many notices were sent, by this daemon and every one before it (the count
