@@ -5,7 +5,6 @@ menus; pressing Enter there summarizes."""
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Callable
 from types import SimpleNamespace
@@ -22,7 +21,6 @@ PROMPTS = [
     "prompt 1: DO READ src0.py", "prompt 2: DO WRITE new.py", "prompt 3: DO EDIT new.py",
     "prompt 4: plain talk about the parser", "prompt 5: DO READ src1.py",
 ]
-_OPTION = re.compile(r"^\s*(❯)?\s*\d\.\s+(.*?)\s*$")
 
 
 def _live(world: World, api: FakeApi, tmux_ui: Callable[..., Tmux]) -> Tmux:
@@ -44,19 +42,6 @@ def _live(world: World, api: FakeApi, tmux_ui: Callable[..., Tmux]) -> Tmux:
     return ui
 
 
-def _options(screen: str) -> tuple[list[str], int | None]:
-    """The menu's options on the screen, and which one the cursor is on."""
-    options: list[str] = []
-    cursor = None
-    for line in screen.splitlines():
-        found = _OPTION.match(line)
-        if found and any(w in found.group(2) for w in ("Restore", "Summarize", "Never")):
-            if found.group(1):
-                cursor = len(options)
-            options.append(found.group(2).split(":")[0])
-    return options, cursor
-
-
 def _follow(ui: Tmux, stop: dict[str, Any]) -> list[str]:
     """Does what keepd's steps for `stop` say, up to the menu's last ↓; returns the menu."""
     said: dict[str, Any] | None = steps.as_json(SimpleNamespace(**stop))
@@ -67,11 +52,11 @@ def _follow(ui: Tmux, stop: dict[str, Any]) -> list[str]:
     ui.keys("Enter")
     ui.wait_for("Never mind", timeout=15)
     time.sleep(1.0)  # the menu learns whether code changed after it opens
-    options, cursor = _options(ui.wait_stable(quiet=0.8))
+    options, cursor = picker.menu_options(ui.wait_stable(quiet=0.8))
     assert cursor == 0 and options[0].startswith("Restore"), options
     assert options == said["menu"], (options, said["text"])
     ui.keys(*["Down"] * said["downs"])
-    options, cursor = _options(ui.wait_stable(quiet=0.5))
+    options, cursor = picker.menu_options(ui.wait_stable(quiet=0.5))
     assert cursor is not None and options[cursor] == steps.OPTION, (options, cursor)
     return options
 
