@@ -8,7 +8,8 @@ its line numbers, then the session's own Writes and Edits on it). Files outside 
 folder stay absent, as they would on another machine.
 
 Usage: the corpus's counts are the real API's, for another client's instructions and tools; the
-fake counts this client's request by its bytes / 4. After one resumed turn through the fake,
+fake counts this client's request by its bytes / 4. After one resumed turn through the fake (in
+the interactive client, whose tools and instructions are those the cut's requests carry),
 each earlier response's usage is set to what the fake would have said for it: the bytes of that
 turn's request cut before the response's message, / 4. So the session's counts and the request
 measured after the cut are in one unit, the one keepd's estimates of files and summary use.
@@ -18,14 +19,17 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 from tests.claude.client import World
 from tests.claude.fake_api import FakeApi, Reply, Request
+from tests.claude.picker import resume
 from tests.claude.requests import _entry_items, _items
 from tests.claude.sessions import place
+from tests.claude.tmux import Tmux
 
 WARM_UP = "prompt before the cut: where were we"
 _NUMBERED = re.compile(r"^ *\d+(?:→|\t)", re.M)
@@ -126,16 +130,17 @@ def _body_bytes(body: dict[str, Any]) -> int:
 
 def fake_counts(request: Request) -> dict[str, int]:
     """For each item of the request's assistant messages (a call's id, a text), the tokens the
-    fake would have said for the request that asked for that message."""
+    fake would have said for the request that asked for that message: the body's bytes with the
+    messages before it only, / 4."""
     messages = request.body.get("messages", [])
+    size = _body_bytes(request.body | {"messages": []})  # then each message and its comma
     counts: dict[str, int] = {}
     for at, message in enumerate(messages):
-        if message.get("role") != "assistant":
-            continue
-        tokens = _body_bytes(request.body | {"messages": messages[:at]}) // 4
-        for kind, value in _items(message.get("content")):
-            if kind != "tool_result" and value:
-                counts.setdefault(f"{kind}:{value}", tokens)
+        if message.get("role") == "assistant":
+            for kind, value in _items(message.get("content")):
+                if kind != "tool_result" and value:
+                    counts.setdefault(f"{kind}:{value}", size // 4)
+        size += _body_bytes(message) + (1 if at else 0)
     return counts
 
 
@@ -177,7 +182,23 @@ def _usage(old: dict[str, Any], tokens: int) -> dict[str, Any]:
             "cache_read_input_tokens": 0, "output_tokens": old.get("output_tokens", 1)}
 
 
-def prepared(world: World, api: FakeApi, source: Path) -> tuple[str, dict[str, int]]:
+def send(ui: Tmux, api: FakeApi, text: str, timeout: float = 60.0) -> Request:
+    """Types `text` at the client's prompt and presses Enter; the request it makes."""
+    asked = len(api.conversation())
+    ui.type(text)
+    time.sleep(0.3)
+    ui.keys("Enter")
+    deadline = time.monotonic() + timeout
+    while len(api.conversation()) == asked and time.monotonic() < deadline:
+        time.sleep(0.1)
+    request = api.conversation()[-1]
+    assert text in request.joined(), f"the client did not send {text!r}"
+    return request
+
+
+def prepared(
+    world: World, api: FakeApi, tmux_ui: Callable[..., Tmux], source: Path
+) -> tuple[str, dict[str, int]]:
     """The corpus session `source` placed in the world with its files and recounted usage, after
     one resumed turn (WARM_UP) through the fake; its session id and what was done."""
     lines = [raw for raw in source.read_bytes().splitlines() if raw.strip()]
@@ -189,8 +210,10 @@ def prepared(world: World, api: FakeApi, source: Path) -> tuple[str, dict[str, i
     path = world.transcript(session)
     placed = len(path.read_bytes().splitlines())
     api.queue(Reply(text="We were in the middle of it."))
-    world.print_turn(WARM_UP, resume=session)
-    request = api.conversation()[-1]
+    ui = resume(tmux_ui, session)
+    request = send(ui, api, WARM_UP)
+    ui.wait_stable(quiet=1.0)
+    ui.close()
     done = path.read_bytes().splitlines()
     again, kept, dropped = recounted(done[:placed], fake_counts(request))
     path.write_bytes(b"\n".join([*again, *done[placed:]]) + b"\n")

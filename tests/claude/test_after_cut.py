@@ -1,7 +1,9 @@
 """The context keepd promises after "Summarize up to here" is the one Claude Code sends: at
 several stops of sessions made by the real client (reads, writes and edits of real files), keepd's
 `after` is within 15% of the next request's input tokens as the fake API counts them (its usage
-figure, the request's bytes / 4, the same count the session's own usage was made with)."""
+figure, the request's bytes / 4, the same count the session's own usage was made with). The same
+on corpus sessions, their files on the world's disk and their usage recounted in that unit
+(tests/claude/corpus_cut.py)."""
 
 from __future__ import annotations
 
@@ -16,7 +18,7 @@ import pytest
 from keepd.core import steps
 from tests.claude import picker
 from tests.claude.client import World
-from tests.claude.corpus_cut import prepared
+from tests.claude.corpus_cut import prepared, send
 from tests.claude.fake_api import FakeApi
 from tests.claude.scripted import model
 from tests.claude.sessions import place
@@ -62,16 +64,8 @@ def _cut_and_measure(
     ui.keys(*["Down"] * options.index(steps.OPTION), "Enter")
     ui.wait_for("Conversation summarized", timeout=60)
     ui.wait_stable(quiet=1.0)
-    asked = len(api.conversation())
-    ui.type(NEXT)
-    time.sleep(0.3)
-    ui.keys("Enter")
-    deadline = time.monotonic() + 60
-    while len(api.conversation()) == asked and time.monotonic() < deadline:
-        time.sleep(0.1)
+    request = send(ui, api, NEXT)
     ui.close()
-    request = api.conversation()[-1]
-    assert NEXT in request.joined()
     return request.size // 4
 
 
@@ -93,13 +87,15 @@ def test_the_promised_context_is_the_next_request(
 
 
 # Corpus sessions, chosen by a rule (tests/claude/corpus_cut.py makes them ready): in each of the
-# three batches, the smallest main session with a Read call; and the smallest with five images
-# or more. Versions 2.0.24, 2.1.112, 2.1.85 and 2.1.49; 0.3 to 1.6 MB.
+# three batches, the smallest main session with a Read call; the smallest with five images or
+# more; the one of the newest Claude Code version. Versions 2.0.24, 2.1.112, 2.1.85, 2.1.49 and
+# 2.1.233; 0.3 to 2.9 MB; one cut at keepd's stop, one at the picker's middle stop.
 CORPUS = (
     "yoavf__ai-sessions__claude-code-pomodoro-timer.jsonl",
     "entireio__skills__ae_d3151dbcc5_0_full.jsonl",
     "erykpiast__fasola__fb_f3a6bb2a38_0_full.jsonl",
     "FSM1__cipher-box__c6_44f3afc869_1_full.jsonl",
+    "ebridges__wakil__8V_01M039H7ZNMZ1B9XCQH5HCX18V_0_full.jsonl",
 )
 
 
@@ -115,7 +111,7 @@ def _two_stops(report: dict[str, Any]) -> list[dict[str, Any]]:
 def test_the_promised_context_is_the_next_request_on_corpus_sessions(
     name: str, shared: Path, world: World, fake_api: FakeApi, tmux_ui: Callable[..., Tmux]
 ) -> None:
-    session, done = prepared(world, fake_api, shared / "corpus" / "sessions" / name)
+    session, done = prepared(world, fake_api, tmux_ui, shared / "corpus" / "sessions" / name)
     report = world.report(session)
     assert report["steps"] is not None, "keepd names a stop in every session of the rule"
     lines = world.transcript(session).read_bytes().splitlines()
