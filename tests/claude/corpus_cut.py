@@ -18,9 +18,11 @@ measured after the cut are in one unit, the one keepd's estimates of files and s
 from __future__ import annotations
 
 import json
+import os
 import re
 import time
 from collections.abc import Callable, Iterator
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +34,7 @@ from tests.claude.sessions import place
 from tests.claude.tmux import Tmux
 
 WARM_UP = "prompt before the cut: where were we"
+READ_BACK = ("file", "compact_file_reference")  # a file put back whole, or named as too large
 _NUMBERED = re.compile(r"^ *\d+(?:→|\t)", re.M)
 
 
@@ -112,14 +115,38 @@ def _called(block: dict[str, Any], files: dict[str, str], reading: dict[str, str
         files[path] = files[path].replace(old, new, count) if old else files[path]
 
 
-def write_files(files: dict[str, str], under: Path) -> int:
-    """Writes the files that lie under `under`; how many."""
+def last_touched(lines: list[bytes]) -> dict[str, float]:
+    """When the session's calls last named each file (seconds since the epoch): the time a
+    file edited then would carry on disk."""
+    times: dict[str, float] = {}
+    for entry in _entries(lines):
+        content = (entry.get("message") or {}).get("content")
+        stamp = entry.get("timestamp")
+        if not isinstance(stamp, str) or not isinstance(content, list):
+            continue
+        when = datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
+        for block in content:
+            if isinstance(block, dict) and block.get("type") == "tool_use":
+                given = block.get("input")
+                path = given.get("file_path") if isinstance(given, dict) else None
+                if isinstance(path, str):
+                    times[path] = when
+    return times
+
+
+def write_files(
+    files: dict[str, str], under: Path, times: dict[str, float] | None = None
+) -> int:
+    """Writes the files that lie under `under`, each with the time `times` gives it (the
+    client orders the files it reads back by such times); how many."""
     written = 0
     for name, text in files.items():
         path = Path(name)
         if path.is_absolute() and path.resolve().is_relative_to(under.resolve()):
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(text)
+            if times and name in times:
+                os.utime(path, (times[name], times[name]))
             written += 1
     return written
 
@@ -182,6 +209,22 @@ def _usage(old: dict[str, Any], tokens: int) -> dict[str, Any]:
             "cache_read_input_tokens": 0, "output_tokens": old.get("output_tokens", 1)}
 
 
+def read_back_after_cut(path: Path) -> tuple[list[str], str | None]:
+    """The files the client put back after the newest compaction in the session at `path`, in
+    order, and the first kept entry's uuid (None when none was kept)."""
+    files: list[str] = []
+    head: str | None = None
+    for entry in _entries(path.read_bytes().splitlines()):
+        if entry.get("type") == "system" and entry.get("subtype") == "compact_boundary":
+            meta = entry.get("compactMetadata") or {}
+            head = (meta.get("preservedSegment") or {}).get("headUuid")
+            files = []
+        attached = entry.get("attachment") if entry.get("type") == "attachment" else None
+        if isinstance(attached, dict) and attached.get("type") in READ_BACK:
+            files.append(str(attached.get("filename")))
+    return files, head
+
+
 def send(ui: Tmux, api: FakeApi, text: str, timeout: float = 60.0) -> Request:
     """Types `text` at the client's prompt and presses Enter; the request it makes."""
     asked = len(api.conversation())
@@ -197,15 +240,16 @@ def send(ui: Tmux, api: FakeApi, text: str, timeout: float = 60.0) -> Request:
 
 
 def prepared(
-    world: World, api: FakeApi, tmux_ui: Callable[..., Tmux], source: Path
+    world: World, api: FakeApi, tmux_ui: Callable[..., Tmux], source: Path, *, files: bool = True
 ) -> tuple[str, dict[str, int]]:
-    """The corpus session `source` placed in the world with its files and recounted usage, after
-    one resumed turn (WARM_UP) through the fake; its session id and what was done."""
+    """The corpus session `source` placed in the world with its files (unless not `files`: as
+    if they were gone since) and recounted usage, after one resumed turn (WARM_UP) through the
+    fake; its session id and what was done."""
     lines = [raw for raw in source.read_bytes().splitlines() if raw.strip()]
     project = project_of(lines)
     if project is not None:
         lines = moved(lines, project, str(world.cwd))
-    written = write_files(files_shown(lines), world.cwd)
+    written = write_files(files_shown(lines), world.cwd, last_touched(lines)) if files else 0
     session = place(world, lines)
     path = world.transcript(session)
     placed = len(path.read_bytes().splitlines())
