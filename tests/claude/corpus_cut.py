@@ -239,6 +239,16 @@ def send(ui: Tmux, api: FakeApi, text: str, timeout: float = 60.0) -> Request:
     return request
 
 
+def warm_up(api: FakeApi, tmux_ui: Callable[..., Tmux], session: str) -> Request:
+    """One turn of the session in the interactive client (WARM_UP), so that its newest usage
+    counts the tools and instructions the cut's requests carry (`-p` sends fewer); its request."""
+    ui = resume(tmux_ui, session)
+    request = send(ui, api, WARM_UP)
+    ui.wait_stable(quiet=1.0)
+    ui.close()
+    return request
+
+
 def prepared(
     world: World, api: FakeApi, tmux_ui: Callable[..., Tmux], source: Path, *, files: bool = True
 ) -> tuple[str, dict[str, int]]:
@@ -254,10 +264,7 @@ def prepared(
     path = world.transcript(session)
     placed = len(path.read_bytes().splitlines())
     api.queue(Reply(text="We were in the middle of it."))
-    ui = resume(tmux_ui, session)
-    request = send(ui, api, WARM_UP)
-    ui.wait_stable(quiet=1.0)
-    ui.close()
+    request = warm_up(api, tmux_ui, session)
     done = path.read_bytes().splitlines()
     again, kept, dropped = recounted(done[:placed], fake_counts(request))
     path.write_bytes(b"\n".join([*again, *done[placed:]]) + b"\n")

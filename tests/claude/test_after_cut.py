@@ -21,7 +21,7 @@ from keepd.core.tree import Scope
 from keepd.system.settings import on_disk
 from tests.claude import picker
 from tests.claude.client import World
-from tests.claude.corpus_cut import prepared, read_back_after_cut, send
+from tests.claude.corpus_cut import prepared, read_back_after_cut, send, warm_up
 from tests.claude.fake_api import FakeApi
 from tests.claude.scripted import model
 from tests.claude.sessions import place
@@ -44,7 +44,8 @@ def _made(world: World, api: FakeApi, lines: int) -> bytes:
     api.responder = model(world, lines=80)
     session: str | None = None
     for prompt in PROMPTS:
-        session = str(world.print_turn(prompt, resume=session)["session_id"])
+        done = world.print_turn(prompt, resume=session, extra=("--dangerously-skip-permissions",))
+        session = str(done["session_id"])
     assert session is not None
     return world.transcript(session).read_bytes()
 
@@ -72,44 +73,6 @@ def _cut_and_measure(
     return request.size // 4
 
 
-# Modules of 120 lines come back whole; of 1,500 lines (about 14k tokens each) as references.
-@pytest.mark.parametrize(("presses", "lines"), [(2, 120), (5, 120), (8, 120), (5, 1500)])
-def test_the_promised_context_is_the_next_request(
-    presses: int, lines: int, world: World, fake_api: FakeApi, tmux_ui: Callable[..., Tmux]
-) -> None:
-    data = _made(world, fake_api, lines)
-    session = place(world, data.splitlines())  # a copy of its own: the cut changes it
-    report = world.report(session)
-    stop = next(s for s in report["stops"] if s["below"] == presses - 1)
-    promised = stop["after"]
-    sent = _cut_and_measure(fake_api, tmux_ui, session, stop)
-    before = report["context"]["tokens"]
-    print(f"stop ↑{presses}, {lines} lines: before {before}, promised {promised}, sent {sent}, "
-          f"frees {stop['frees']:.0%}, error {promised / sent - 1:+.1%}")
-    assert abs(promised - sent) <= TOLERANCE * sent
-
-
-# Corpus sessions, chosen by a rule (tests/claude/corpus_cut.py makes them ready): in each of the
-# three batches, the smallest main session with a Read call; the smallest with five images or
-# more; the one of the newest Claude Code version. Versions 2.0.24, 2.1.112, 2.1.85, 2.1.49 and
-# 2.1.233; 0.3 to 2.9 MB; one cut at keepd's stop, one at the picker's middle stop.
-CORPUS = (
-    "yoavf__ai-sessions__claude-code-pomodoro-timer.jsonl",
-    "entireio__skills__ae_d3151dbcc5_0_full.jsonl",
-    "erykpiast__fasola__fb_f3a6bb2a38_0_full.jsonl",
-    "FSM1__cipher-box__c6_44f3afc869_1_full.jsonl",
-    "ebridges__wakil__8V_01M039H7ZNMZ1B9XCQH5HCX18V_0_full.jsonl",
-)
-
-
-def _two_stops(report: dict[str, Any]) -> list[dict[str, Any]]:
-    """keepd's stop (its steps), and the middle one of the picker's stops if that is another."""
-    stops = [s for s in report["stops"] if s["in_picker"] and s["after"] is not None]
-    named = next(s for s in stops if s["uuid"] == report["steps"]["stop"])
-    middle = stops[len(stops) // 2]
-    return [named] if middle is named else [named, middle]
-
-
 def _cut_each(
     world: World, api: FakeApi, tmux_ui: Callable[..., Tmux], session: str, *,
     stops: list[dict[str, Any]], label: str,
@@ -134,6 +97,42 @@ def _cut_each(
         if abs(promised - sent) > TOLERANCE * sent:
             missed.append((stop["below"] + 1, promised, sent))
     return missed
+
+
+# Modules of 120 lines come back whole; of 1,500 lines (about 14k tokens each) as references.
+# The cut is at prompt 9, 6 or 3 (after the warm-up, ↑3, ↑6, ↑9).
+@pytest.mark.parametrize(("prompt", "lines"), [(9, 120), (6, 120), (3, 120), (6, 1500)])
+def test_the_promised_context_is_the_next_request(
+    prompt: int, lines: int, world: World, fake_api: FakeApi, tmux_ui: Callable[..., Tmux]
+) -> None:
+    data = _made(world, fake_api, lines)
+    session = place(world, data.splitlines())  # a copy of its own: the cut changes it
+    warm_up(fake_api, tmux_ui, session)  # the newest usage is the interactive client's
+    report = world.report(session)
+    stop = next(s for s in report["stops"] if s["quote"].startswith(f"prompt {prompt}:"))
+    label = f"{lines} lines, prompt {prompt}, before {report['context']['tokens']}"
+    assert not _cut_each(world, fake_api, tmux_ui, session, stops=[stop], label=label)
+
+
+# Corpus sessions, chosen by a rule (tests/claude/corpus_cut.py makes them ready): in each of the
+# three batches, the smallest main session with a Read call; the smallest with five images or
+# more; the one of the newest Claude Code version. Versions 2.0.24, 2.1.112, 2.1.85, 2.1.49 and
+# 2.1.233; 0.3 to 2.9 MB; one cut at keepd's stop, one at the picker's middle stop.
+CORPUS = (
+    "yoavf__ai-sessions__claude-code-pomodoro-timer.jsonl",
+    "entireio__skills__ae_d3151dbcc5_0_full.jsonl",
+    "erykpiast__fasola__fb_f3a6bb2a38_0_full.jsonl",
+    "FSM1__cipher-box__c6_44f3afc869_1_full.jsonl",
+    "ebridges__wakil__8V_01M039H7ZNMZ1B9XCQH5HCX18V_0_full.jsonl",
+)
+
+
+def _two_stops(report: dict[str, Any]) -> list[dict[str, Any]]:
+    """keepd's stop (its steps), and the middle one of the picker's stops if that is another."""
+    stops = [s for s in report["stops"] if s["in_picker"] and s["after"] is not None]
+    named = next(s for s in stops if s["uuid"] == report["steps"]["stop"])
+    middle = stops[len(stops) // 2]
+    return [named] if middle is named else [named, middle]
 
 
 def _ready(
