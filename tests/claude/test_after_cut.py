@@ -3,7 +3,8 @@ several stops of sessions made by the real client (reads, writes and edits of re
 `after` is within 15% of the next request's input tokens as the fake API counts them (its usage
 figure, the request's bytes / 4, the same count the session's own usage was made with). The same
 on corpus sessions, their files on the world's disk and their usage recounted in that unit
-(tests/claude/corpus_cut.py)."""
+(tests/claude/corpus_cut.py), and with their files gone. Every session ends with one interactive
+turn before the cut, and at every cut the files keepd counts are the ones the client put back."""
 
 from __future__ import annotations
 
