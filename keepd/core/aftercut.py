@@ -5,14 +5,18 @@ to here” puts back").
 The client reads back the files in its read-file state (Read, Write and Edit calls put them
 there), newest first, leaving out those a Read among the kept messages returned: at most
 `FILES` of them, each with a cap of `FILE_CAP` tokens (a larger one becomes a short reference),
-`FILES_CAP` in all. The deferred-tool list and Claude Code's own instructions were in the
-context before the cut and are again after it: they stay in the part the usage counts beyond
-the messages. The summary's length is the model's; keepd assumes `SUMMARY_CHARS`.
+`FILES_CAP` in all. It takes the `FILES` newest before it reads them: one no longer on disk
+(the front end says which, `Setup.on_disk`) comes back as nothing, and the next does not take
+its place (2.1.332's bundle: sorted by time, sliced, then read). An image a Read showed is not
+in that state (seen on a corpus session: tests/claude/test_after_cut.py). The deferred-tool
+list and Claude Code's own instructions were in the context before the cut and are again after
+it: they stay in the part the usage counts beyond the messages. The summary's length is the
+model's; keepd assumes `SUMMARY_CHARS`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from keepd.core.messages import READ_TOOL, Node
@@ -32,6 +36,31 @@ WRAPPER_CHARS = 160
 SUMMARY_CHARS = 12_000
 SUMMARY_WRAPPER_CHARS = 400
 CHARS_PER_TOKEN = 4  # keepd's estimate everywhere (core/tokens.py)
+OnDisk = Callable[[str], bool]  # whether the file at a path is still there
+IMAGES = (".png", ".jpg", ".jpeg", ".gif", ".webp")  # what the Read tool shows as a picture
+
+
+def asked_once(on_disk: OnDisk | None) -> OnDisk:
+    """`on_disk`, asked at most once a path; every file is there when it is None.
+
+    >>> asked = []
+    >>> there = asked_once(lambda path: asked.append(path) or path != "/gone")
+    >>> there("/a"), there("/gone"), there("/a"), asked
+    (True, False, True, ['/a', '/gone'])
+    >>> asked_once(None)("/anything")
+    True
+    """
+    if on_disk is None:
+        return lambda _path: True
+    known: dict[str, bool] = {}
+
+    def there(path: str) -> bool:
+        found = known.get(path)
+        if found is None:
+            found = known[path] = on_disk(path)
+        return found
+
+    return there
 
 
 @dataclass(slots=True)
@@ -55,6 +84,8 @@ class FileTrail:
         for offset, node in enumerate(fresh):
             at = first + offset
             for call, tool, path, change in node.file_calls:
+                if tool == READ_TOOL and path.lower().endswith(IMAGES):
+                    continue
                 known = self.files.setdefault(path, _File())
                 known.last = at
                 if tool == READ_TOOL:
@@ -79,17 +110,25 @@ class FileTrail:
         return sorted(self.files.items(), key=lambda item: -item[1].last)
 
     def read_back(
-        self, index: int, newest: list[tuple[str, _File]] | None = None
+        self,
+        index: int,
+        newest: list[tuple[str, _File]] | None = None,
+        on_disk: OnDisk | None = None,
     ) -> list[tuple[str, int]]:
         """The files Claude Code reads back after a cut at message `index`, newest first, with
-        the tokens each takes (`newest`: the files in that order, if known already)."""
+        the tokens each takes (`newest`: the files in that order, if known already; `on_disk`:
+        whether a file is still there, asked only of the files that would be read back)."""
         newest = self.newest() if newest is None else newest
+        there = on_disk or asked_once(None)
         out: list[tuple[str, int]] = []
-        total = 0
+        total = slots = 0
         for path, known in newest:
-            if len(out) == FILES:
+            if slots == FILES:
                 break
             if known.read_at >= index:  # a Read among the kept messages returned it
+                continue
+            slots += 1
+            if not there(path):  # gone: its slot comes back empty
                 continue
             tokens = (known.chars + len(path) + WRAPPER_CHARS) // CHARS_PER_TOKEN
             tokens = tokens if tokens <= FILE_CAP else REFERENCE_TOKENS

@@ -5,12 +5,12 @@ from __future__ import annotations
 import bisect
 import math
 import re
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 import numpy as np
 
-from keepd.core.aftercut import after_cut
+from keepd.core.aftercut import OnDisk, after_cut, asked_once
 from keepd.core.blocks import Block, BorrowedWord, blocks_before, borrowed_words
 from keepd.core.curve import Curve, FloatArray, curve
 from keepd.core.events import EVENTS, EventCodes
@@ -176,7 +176,7 @@ def analyse_state(
     grading = grade(points, frees, tuning, events, state.stop_cues())
     setup = setup or Setup()
     if window is not None:
-        setup = Setup(window=window, settings=setup.settings, told=setup.told)
+        setup = replace(setup, window=window)
     tree = state.tree
     found = limits(tree.model, tree.largest_usage, tree.auto_compacted, setup)
     use = context_use(tree, branch.boundary, found.window)
@@ -184,7 +184,7 @@ def analyse_state(
     stops = _stops(
         branch, points, frees, grading, _picker_start(branch, state), events=events, only=marked
     )
-    _after_cut(state, stops, use.tokens)
+    _after_cut(state, stops, use.tokens, setup.on_disk)
     target = grading.target
     blocks: list[BlockInfo] = []
     words: list[WordInfo] = []
@@ -211,13 +211,16 @@ def analyse_state(
     )
 
 
-def _after_cut(state: SessionState, stops: list[Stop], now: int | None) -> None:
+def _after_cut(
+    state: SessionState, stops: list[Stop], now: int | None, on_disk: OnDisk | None
+) -> None:
     """Each stop's menu (core/steps.py) and the context a cut there leaves (core/aftercut.py)."""
     dropped = state.ledger.before(np.asarray([stop.index for stop in stops], dtype=np.int64))
     newest = state.files.newest()
+    there = asked_once(on_disk)
     for stop, before in zip(stops, dropped.tolist(), strict=True):
         stop.code_changed = state.code_changed(stop.uuid, stop.index)
-        back = sum(tokens for _, tokens in state.files.read_back(stop.index, newest))
+        back = sum(tokens for _, tokens in state.files.read_back(stop.index, newest, there))
         stop.after = after_cut(now, before, back)
 
 

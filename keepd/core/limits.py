@@ -21,6 +21,7 @@ computed point, they win (the client's environment is not keepd's).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -109,11 +110,14 @@ class Told:
 
 @dataclass(frozen=True, slots=True)
 class Setup:
-    """Everything outside the session file that decides its window and trigger."""
+    """Everything outside the session file that decides its window and trigger, and whether a
+    file it read is still on disk (Claude Code reads back after a cut only those that are:
+    core/aftercut.py; None: every one is taken to be)."""
 
     window: int | None = None  # keepd's own `--window` or `watch.window`
     settings: Settings = Settings()
     told: Told | None = None
+    on_disk: Callable[[str], bool] | None = None
 
 
 @dataclass(frozen=True, slots=True)

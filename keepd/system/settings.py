@@ -1,6 +1,6 @@
 """Claude Code's settings as they bear on a session's window and auto-compact point: the user's
 `settings.json` (its `env` block included) over keepd's own environment, read each time its
-file changes.
+file changes; with them, the disk's word on the files a cut would read back (`setup_for`).
 
 keepd's environment is not the client's (a daemon started at login has neither the shell's
 variables nor the terminal's), so `settings.json`'s `env` block comes first and the
@@ -61,8 +61,26 @@ def claude_settings(
 
 def setup_for(session: Path | None, window: int | None = None, told: Told | None = None) -> Setup:
     """The setup of a session file: keepd's own window (if any), the settings, the status
-    line's word."""
-    return Setup(window=window or None, settings=claude_settings(session), told=told)
+    line's word, and the disk, for the files a cut would have Claude Code read back."""
+    return Setup(
+        window=window or None, settings=claude_settings(session), told=told, on_disk=on_disk
+    )
+
+
+def on_disk(path: str) -> bool:
+    """Whether the file a session's tool call named is still a file here; a relative path
+    (keepd cannot tell what it was relative to) counts as there.
+
+    >>> on_disk("/"), on_disk("/no/such/file"), on_disk("relative.py")
+    (False, False, True)
+    """
+    file = Path(path)
+    if not file.is_absolute():
+        return True
+    try:
+        return file.is_file()
+    except (OSError, ValueError):  # a folder it may not enter, a name the system refuses
+        return False
 
 
 def _read(path: Path) -> dict[str, Any]:

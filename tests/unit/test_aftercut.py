@@ -9,6 +9,7 @@ import numpy as np
 from keepd.core import aftercut, steps
 from keepd.core.aftercut import FileTrail
 from keepd.core.analysis import analyse_state
+from keepd.core.limits import Setup
 from keepd.core.session import SessionState
 from tests.unit.builders import Chain, tool_result, tool_use_block
 
@@ -54,6 +55,12 @@ def test_files_read_before_the_stop_come_back_newest_first_unless_read_again_aft
     assert _paths(state, prompts[1]) == ["/w/b.py"]
 
 
+def test_an_image_a_read_showed_is_not_read_back() -> None:
+    chain, prompts = _session([("Read", "/w/a.py", 400), ("Read", "/w/shot.PNG", 30),
+                               ("Read", "/w/b.py", 10)])
+    assert _paths(_state(chain), prompts[2]) == ["/w/a.py"]
+
+
 def test_the_client_caps_count_and_size() -> None:
     big = aftercut.FILE_CAP * aftercut.CHARS_PER_TOKEN + 1
     calls = [("Read", f"/w/{n}.py", 400) for n in range(7)] + [("Read", "/w/big.py", big)]
@@ -89,6 +96,33 @@ def test_the_context_after_a_cut_is_now_less_the_part_before_plus_summary_and_fi
     assert back > 1000  # a.py's 4,000 characters come back
     assert stop.after == round(now - dropped) + aftercut.summary_tokens() + back
     assert stop.after is not None and stop.after < now + aftercut.summary_tokens() + back
+
+
+def test_a_file_no_longer_on_disk_comes_back_as_nothing_in_its_slot() -> None:
+    calls = [("Read", f"/w/{n}.py", 400) for n in range(7)] + [("Read", "/w/other.py", 10)]
+    chain, prompts = _session(calls)
+    state = _state(chain)
+    index = next(i for i, n in enumerate(state.branch().messages) if n.uuid == prompts[-1])
+    asked: list[str] = []
+
+    def on_disk(path: str) -> bool:
+        asked.append(path)
+        return path != "/w/5.py"
+
+    back = [path for path, _ in state.files.read_back(index, on_disk=on_disk)]
+    # the client takes the five newest, then reads them: 1.py does not come in 5.py's place
+    assert back == ["/w/6.py", "/w/4.py", "/w/3.py", "/w/2.py"]
+    assert asked == ["/w/6.py", "/w/5.py", "/w/4.py", "/w/3.py", "/w/2.py"]
+    # the analysis asks the setup's disk, once a path over all stops, and promises less
+    every = analyse_state(state)
+    gone = analyse_state(_state(chain), setup=Setup(on_disk=lambda path: False))
+    asked.clear()
+    kept = analyse_state(_state(chain), setup=Setup(on_disk=on_disk))
+    assert len(asked) == len(set(asked))
+    for full, none, some in zip(every.stops, gone.stops, kept.stops, strict=True):
+        assert full.after is not None and none.after is not None and some.after is not None
+        assert none.after <= some.after <= full.after
+    assert sum(s.after or 0 for s in gone.stops) < sum(s.after or 0 for s in every.stops)
 
 
 def test_the_words_name_tokens_when_usage_is_known() -> None:
