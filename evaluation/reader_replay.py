@@ -134,8 +134,11 @@ def replay_with(path: Path, answerer: Answerer, config: NotifyConfig | None = No
             session_id = analysis.session_id or path.name
             if _asks(analysis, session_id, config, memory, clock):
                 prefix.write_bytes(data[:end])
-                found = answerer(read_for_reader(prefix))
-                asks.append(Ask(turn, found is not None))
+                read = read_for_reader(prefix)
+                # No prompt to read: the daemon asks nothing (ops.reader.with_reader).
+                found = answerer(read) if read.request else None
+                if read.request:
+                    asks.append(Ask(turn, found is not None))
                 if found is not None:
                     analysis = found
                     answered.add(turn)

@@ -148,9 +148,10 @@ def side_lines(found: Measured) -> list[str]:
 
 
 NOTE = (
-    "Recorded answers exist for each session's whole history: the daemon's request at a "
-    "session's last turn. At an earlier turn no answer to its exact request is recorded and "
-    "the local grade stands, as when the reader fails. The hindsight bound cuts the "
+    "An answer is recorded for every request the daemon would send, turn by turn, and for "
+    "each session's whole history (evaluation/data/reader/README.md); a request with no "
+    "answer (one changed since they were recorded) leaves the local grade, as when the reader "
+    "fails. The hindsight bound cuts the "
     "whole-history answer to the prompts so far at every ask: that answer saw later prompts, "
     "so it is not what the daemon would do. The label figures read the whole history, as the "
     "labels do. The reader fits nothing: its answers are scored as recorded on both sides. "

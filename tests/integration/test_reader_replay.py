@@ -11,13 +11,20 @@ import pytest
 SESSION = "Beep206__CyberVPN__8e_d0e76731ba_5_full.jsonl"  # held out; asked at 4 turns
 
 
-def test_only_the_exact_request_finds_its_answer(shared: Path) -> None:
+def test_only_the_exact_request_finds_its_answer(shared: Path, tmp_path: Path) -> None:
     from evaluation import reader_replay, replay
+    from keepd.ops.reader import read_for_reader, request_sha256
 
     path = shared / "corpus" / "sessions" / SESSION
     if not path.is_file():
         pytest.skip(f"{SESSION} is not in the corpus")
-    found = reader_replay.replay_with(path, reader_replay.recorded())
+    # Only the whole history's answer on hand: only the last turn's request is that one.
+    sha = request_sha256(read_for_reader(path).request)
+    record = reader_replay.ANSWERS / f"{sha}.json"
+    if not record.is_file():
+        pytest.skip(f"no recorded answer for {SESSION}")
+    (tmp_path / record.name).write_bytes(record.read_bytes())
+    found = reader_replay.replay_with(path, reader_replay.recorded(tmp_path))
     assert found.asks, "the daemon asks once the context reaches the notice threshold"
     assert all(ask.recorded == (ask.row == found.prompts - 1) for ask in found.asks)
     assert found.answered <= {ask.row for ask in found.asks if ask.recorded}
