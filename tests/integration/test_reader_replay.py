@@ -13,7 +13,8 @@ SESSION = "Beep206__CyberVPN__8e_d0e76731ba_5_full.jsonl"  # held out; asked at 
 
 def test_only_the_exact_request_finds_its_answer(shared: Path, tmp_path: Path) -> None:
     from evaluation import reader_replay, replay
-    from keepd.ops.reader import read_for_reader, request_sha256
+    from keepd.core.reader import request_sha256
+    from keepd.ops.reader import read_for_reader
 
     path = shared / "corpus" / "sessions" / SESSION
     if not path.is_file():
