@@ -124,6 +124,7 @@ class Analysis:
     schema: int = SCHEMA_VERSION
     stops_total: int | None = None  # set when `stops` holds only the marked ones
     reader: ReaderInfo | None = None  # set when the reader was asked (core/reader.py)
+    compacted_at: str | None = None  # the compact boundary the current part starts at (uuid)
 
     @property
     def stop_count(self) -> int:
@@ -208,6 +209,7 @@ def analyse_state(
         borrowed_words=words,
         sidechain_only=state.tree.sidechain_only and bool(branch.messages),
         stops_total=None if every_stop else len(branch.stops),
+        compacted_at=branch.boundary.uuid if branch.boundary is not None else None,
     )
 
 

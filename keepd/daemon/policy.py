@@ -83,10 +83,9 @@ def decide(
 
 
 def filling(analysis: Analysis) -> str:
-    """What names the context's current filling: the oldest stop of the part Claude Code still
-    sends (after a compaction or a cut, that part and its oldest stop are new)."""
-    oldest = max(analysis.stops, key=lambda stop: stop.below, default=None)
-    return oldest.uuid if oldest is not None else ""
+    """What names the context's current filling: the compact boundary the part Claude Code
+    still sends starts at ("" before any compaction); a compaction or a cut starts another."""
+    return analysis.compacted_at or ""
 
 
 def _urgent_stop(analysis: Analysis) -> Stop | None:

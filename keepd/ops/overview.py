@@ -157,6 +157,7 @@ def analysis_from_dict(data: dict[str, Any]) -> Analysis:
         borrowed_words=[WordInfo(**item) for item in data.get("borrowed_words", [])],
         sidechain_only=bool(data.get("sidechain_only")),
         schema=data.get("schema", 1),
+        compacted_at=data.get("compacted_at"),
     )
 
 

@@ -89,13 +89,13 @@ def test_no_notice_without_a_clear_break_or_when_it_frees_too_little() -> None:
 def test_urgent_near_auto_compact_even_without_a_break() -> None:
     notice = decide(analysis(0.85, grade=None, pick=False), "s1", CONFIG, Memory(), NOW)
     # The trade's middle is the stop before the newest: the notice names the one before it.
-    assert notice is not None and notice.urgent and notice.key == "urgent:old@old"
+    assert notice is not None and notice.urgent and notice.key == "urgent:old@"
     assert "auto-compact is near" in notice.title and "no clear break" in notice.body
 
 
 def test_an_urgent_notice_names_the_very_end_only_for_a_clear_break() -> None:
     clear = decide(analysis(0.85), "s1", CONFIG, Memory(), NOW)
-    assert clear is not None and clear.key == "urgent:new@old"
+    assert clear is not None and clear.key == "urgent:new@"
     step = decide(analysis(0.85, grade="●●"), "s1", CONFIG, Memory(), NOW)
     assert step is None  # nothing graded or traded before the end
     alone = analysis(0.85, grade=None, pick=False)
@@ -198,8 +198,8 @@ def test_an_urgent_notice_comes_again_after_a_compaction() -> None:
     assert first is not None and first.urgent
     memory.remember("s1", first.key)
     # Compacted (or cut) and filled again: the part Claude Code sends starts elsewhere.
-    filled = analysis(0.9)
-    kept = [dataclasses.replace(stop, uuid=f"after-{stop.uuid}") for stop in filled.stops]
-    again = dataclasses.replace(filled, stops=kept, pick="after-new")
+    again = dataclasses.replace(analysis(0.9), compacted_at="boundary-1")
     second = decide(again, "s1", CONFIG, memory, NOW)
-    assert second is not None and second.urgent and second.key == "urgent:after-new@after-old"
+    assert second is not None and second.urgent and second.key == "urgent:new@boundary-1"
+    memory.remember("s1", second.key)
+    assert decide(dataclasses.replace(again, pick="old"), "s1", CONFIG, memory, NOW) is None
