@@ -91,8 +91,7 @@ def grade(
             bare=bare_stops(cues, len(curve)),
         )
     pick, zones = settled(pick, zones, closing_prompts(graded.scored, len(curve)))
-    for zone in zones:
-        eligible[zone.best] = True
+    eligible[[zone.best for zone in zones]] = True
     # A prompt with no content of its own (a built-in command such as /compact, shell-mode
     # input, "commit") is no stop to suggest: the work begins at the prompt after it.
     offered = graded.points[~bare_stops(cues, len(curve))[graded.points]]
@@ -361,11 +360,12 @@ def strongest_zone(zones: list[Zone]) -> Zone | None:
     the noise: it is shown, but the trade is offered instead of presenting it as the place
     to stop.
     """
-    strong = [zone for zone in zones if zone.grade.strength >= Grade.SUBTOPIC.strength]
-    if not strong:
-        return None
-    strongest = max(zone.rank for zone in strong)
-    return [zone for zone in strong if zone.rank == strongest][-1]
+    found: Zone | None = None
+    floor = Grade.SUBTOPIC.strength
+    for zone in zones:  # one pass: the latest of the highest rank (zones are thousands)
+        if zone.grade.strength >= floor and (found is None or zone.rank >= found.rank):
+            found = zone
+    return found
 
 
 def _trade(curve: Curve, frees: FloatArray, points: np.ndarray) -> list[int]:
