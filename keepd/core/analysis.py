@@ -175,12 +175,7 @@ def analyse_state(
     points = curve(state.index, positions)
     events = state.stop_events(tuning.pause_minutes * 60)
     grading = grade(points, frees, tuning, events, state.stop_cues())
-    setup = setup or Setup()
-    if window is not None:
-        setup = Setup(window=window, settings=setup.settings, told=setup.told)
-    tree = state.tree
-    found = limits(tree.model, tree.largest_usage, tree.auto_compacted, setup)
-    use = context_use(tree, branch.boundary, found.window)
+    use, found, setup = _use(state, branch, window, setup)
     marked = None if every_stop else _shown(grading, len(branch.stops))
     stops = _stops(
         branch, points, frees, grading, _picker_start(branch, state), events=events, only=marked
@@ -210,6 +205,27 @@ def analyse_state(
         sidechain_only=state.tree.sidechain_only and bool(branch.messages),
         stops_total=None if every_stop else len(branch.stops),
     )
+
+
+def context_of(
+    state: SessionState, *, window: int | None = None, setup: Setup | None = None
+) -> dict[str, Any]:
+    """`analyse_state(...).context` alone: how full the context is, without the curve (what a
+    follower needs between analyses)."""
+    use, found, setup = _use(state, state.branch(), window, setup)
+    return _context(use, found, setup)
+
+
+def _use(
+    state: SessionState, branch: Branch, window: int | None, setup: Setup | None
+) -> tuple[ContextUse, Limits, Setup]:
+    """The context's use, the window and trigger found, and the setup they came from."""
+    setup = setup or Setup()
+    if window is not None:
+        setup = Setup(window=window, settings=setup.settings, told=setup.told)
+    tree = state.tree
+    found = limits(tree.model, tree.largest_usage, tree.auto_compacted, setup)
+    return context_use(tree, branch.boundary, found.window), found, setup
 
 
 def _after_cut(state: SessionState, stops: list[Stop], now: int | None) -> None:

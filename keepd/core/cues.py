@@ -321,4 +321,3 @@ class _Converted:
             new = np.array(values[done:], dtype=self._array.dtype)
             self._array = np.concatenate([self._array, new])
         return self._array.copy()
-

@@ -20,7 +20,7 @@ from typing import Any
 
 import orjson
 
-from keepd.core.analysis import Analysis, analyse_state
+from keepd.core.analysis import Analysis, analyse_state, context_of
 from keepd.core.limits import Setup, Told
 from keepd.core.session import SessionState, read_current
 from keepd.core.tree import Scope
@@ -142,6 +142,30 @@ class Registry:
             followed.summary = {**pick_fields(analysis), "project": analysis.project}
             self.on_analysed(followed)
         return followed.analysis
+
+    def refresh(self, path: Path, threshold: float) -> bool:
+        """After a burst of writes: the context's share alone while no stop was added since
+        the last analysis and the share is below `threshold` (a turn running: the picker's
+        rows and the notices cannot change yet), else the analysis. True if it analysed.
+
+        The analysis follows when the session goes quiet (`follow.py`), as before a notice.
+        """
+        followed = self.sessions.get(path)
+        if followed is None or followed.state is None:
+            return False
+        state, last = followed.state, followed.analysis
+        if last is not None and not followed.dirty:
+            return False
+        stops = len(state.stop_indices())  # brings the branch up to date: `stale` is known
+        if last is not None and not state.stale and stops == last.stop_count:
+            context = context_of(state, setup=self.setup(followed))
+            share = context.get("share")
+            if share is None or share < threshold:
+                followed.summary = {**followed.summary, "context": context}
+                self.on_analysed(followed)
+                return False
+        self.analyse(path)
+        return True
 
     def _reread(self, followed: Followed) -> Analysis | None:
         """The branch changed under a compact state (a rewind, a compaction): from the start."""
