@@ -84,9 +84,11 @@ class Chains:
             at = self.played.get(path, 0)
             self.played[path] = at + 1
             entry = self.source[at % len(self.source)]
-            line = dict(entry, sessionId=f"{number:08x}-0000-4000-8000-000000000000")
-            line["parentUuid"] = self.last[path]
-            line["uuid"] = self.last[path] = f"{number:08x}-eeee-4000-8000-{at:012x}"
+            line = dict(entry)
+            if "uuid" in entry:  # bookkeeping (a file-history snapshot) joins no chain
+                line["sessionId"] = f"{number:08x}-0000-4000-8000-000000000000"
+                line["parentUuid"] = self.last[path]
+                line["uuid"] = self.last[path] = f"{number:08x}-eeee-4000-8000-{at:012x}"
             message = line.get("message")
             if isinstance(message, dict) and "id" in message:
                 line["message"] = dict(message, id=f"{message['id']}-replay-{at}")

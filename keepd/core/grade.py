@@ -210,11 +210,12 @@ def _median(values: FloatArray) -> float:
     """`np.median` of two non-negative values or more (the steps' sizes), without its Python
     layers: the middle value, or the mean of the two middle ones, (a + b) / 2 as numpy's
     mean adds and divides them (with no negative values no sum of zeros can differ)."""
-    ordered = np.sort(values)  # a NaN sorts last, and makes the median NaN, as in numpy
-    if np.isnan(ordered[-1]):
+    if np.isnan(values).any():  # a NaN makes the median NaN, as in numpy
         return float("nan")
-    middle = len(ordered) // 2
-    if len(ordered) % 2:
+    middle = len(values) // 2
+    # The order statistics alone (a partial sort, O(n)): the same values a full sort puts there.
+    ordered = np.partition(values, [middle - 1, middle] if len(values) % 2 == 0 else middle)
+    if len(values) % 2:
         return float(ordered[middle])
     return (float(ordered[middle - 1]) + float(ordered[middle])) / 2
 
