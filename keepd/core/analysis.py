@@ -164,9 +164,10 @@ def analyse_state(
     """The analysis of what `state` has read so far; `setup` holds what decides the window and
     the trigger outside the file (`window`, if given, is its `window`: keepd's own choice).
 
-    With `every_stop` False, `stops` holds only the marked ones (zones, the pick, the
-    trade): what a follower checking a session after every burst of writes needs, at a cost
-    that does not grow with the number of stops.
+    With `every_stop` False, `stops` and `zones` hold only what a follower shows (`_shown`:
+    the pick, the trade, the latest ●● or ●●● stops before the newest), so what it builds
+    after every burst of writes does not grow with the number of zones; every other field is
+    the same as with every stop.
     """
     branch = state.branch()
     estimated = state.ledger.estimated
@@ -175,13 +176,8 @@ def analyse_state(
     points = curve(state.index, positions)
     events = state.stop_events(tuning.pause_minutes * 60)
     grading = grade(points, frees, tuning, events, state.stop_cues())
-    setup = setup or Setup()
-    if window is not None:
-        setup = replace(setup, window=window)
-    tree = state.tree
-    found = limits(tree.model, tree.largest_usage, tree.auto_compacted, setup)
-    use = context_use(tree, branch.boundary, found.window)
-    marked = None if every_stop else _marked(grading)
+    use, found, setup = _use(state, branch, window, setup)
+    marked = None if every_stop else _shown(grading, len(branch.stops))
     stops = _stops(
         branch, points, frees, grading, _picker_start(branch, state), events=events, only=marked
     )
@@ -202,7 +198,7 @@ def analyse_state(
         tokens_estimated=estimated,
         wiggle=None if not np.isfinite(grading.wiggle) else round(grading.wiggle, 6),
         stops=stops,
-        zones=[_zone_info(branch, zone) for zone in grading.zones],
+        zones=[_zone_info(branch, zone) for zone in _zones_at(grading.zones, marked)],
         pick=_uuid(branch, grading.pick.best) if grading.pick else None,
         trade=[_uuid(branch, k) for k in grading.trade],
         blocks=blocks,
@@ -211,6 +207,27 @@ def analyse_state(
         stops_total=None if every_stop else len(branch.stops),
         compacted_at=branch.boundary.uuid if branch.boundary is not None else None,
     )
+
+
+def context_of(
+    state: SessionState, *, window: int | None = None, setup: Setup | None = None
+) -> dict[str, Any]:
+    """`analyse_state(...).context` alone: how full the context is, without the curve (what a
+    follower needs between analyses)."""
+    use, found, setup = _use(state, state.branch(), window, setup)
+    return _context(use, found, setup)
+
+
+def _use(
+    state: SessionState, branch: Branch, window: int | None, setup: Setup | None
+) -> tuple[ContextUse, Limits, Setup]:
+    """The context's use, the window and trigger found, and the setup they came from."""
+    setup = setup or Setup()
+    if window is not None:
+        setup = replace(setup, window=window)
+    tree = state.tree
+    found = limits(tree.model, tree.largest_usage, tree.auto_compacted, setup)
+    return context_use(tree, branch.boundary, found.window), found, setup
 
 
 def _after_cut(
@@ -226,9 +243,31 @@ def _after_cut(
         stop.after = after_cut(now, before, back)
 
 
-def _marked(grading: Grading) -> list[int]:
-    """Positions of the stops a zone, the pick or the trade names, oldest first."""
-    return sorted({*(zone.best for zone in grading.zones), *grading.trade})
+# A follower's urgent notice passes over this many newest stops unless a new task clearly
+# begins there (daemon/policy.py): `_shown` keeps the latest graded stop before them.
+NEWEST_PASSED = 2
+
+
+def _shown(grading: Grading, count: int) -> list[int]:
+    """Positions of the stops a follower shows, oldest first: the pick, the trade, and the
+    ●● or ●●● zones from the latest one before the `NEWEST_PASSED` newest stops on."""
+    shown = {*grading.trade}
+    if grading.pick is not None:
+        shown.add(grading.pick.best)
+    for zone in reversed(grading.zones):
+        if zone.grade.strength >= 2:
+            shown.add(zone.best)
+            if zone.best < count - NEWEST_PASSED:
+                break
+    return sorted(shown)
+
+
+def _zones_at(zones: list[Zone], marked: list[int] | None) -> list[Zone]:
+    """The zones whose best stop is among `marked` (all of them for None)."""
+    if marked is None:
+        return zones
+    wanted = set(marked)
+    return [zone for zone in zones if zone.best in wanted]
 
 
 def guidance_at(state: SessionState, index: int) -> tuple[list[BlockInfo], list[WordInfo]]:

@@ -42,8 +42,9 @@ def with_points(
     bare = bare_stops(cues, len(curve))
     out: list[Zone] = []
     taken: set[int] = set()
+    clear = set(cued)
     for zone in zones:
-        near = [k for k in cued if abs(k - zone.best) <= 1]
+        near = [k for k in (zone.best - 1, zone.best, zone.best + 1) if k in clear]
         if zone.grade is Grade.FAINT or not near:
             out.append(zone)
             continue
@@ -51,18 +52,26 @@ def with_points(
         out.append(
             _raised(zone, near, scored, sc=curve.sc, usable=usable, bare=bare, wiggle=wiggle)
         )
-    for k in cued:
-        if k in taken:
-            continue
-        best = past_bare(curve.sc, usable, bare, k, wiggle)
-        multiple = round(float(heights[best]), 2)
-        weak = bool(scored.totals[k] < tuning.points.ranked)
-        out.append(Zone(k, best, best, Grade.CLEAR, multiple, reasons=scored.reasons(k), cued=weak))
-    strongest: dict[int, Zone] = {}  # a raised zone may move onto another zone's stop
-    for zone in out:
-        if zone.best not in strongest or zone.rank > strongest[zone.best].rank:
+    alone = np.asarray([k for k in cued if k not in taken], dtype=np.int64)
+    bests = past_bare_all(curve.sc, usable, bare, alone, wiggle)
+    weak = (scored.totals[alone] < tuning.points.ranked).tolist()
+    rows = zip(alone.tolist(), bests.tolist(), heights[bests].tolist(), strict=True)
+    out.extend(
+        Zone(k, best, best, Grade.CLEAR, round(tall, 2), reasons=named, cued=light)
+        for (k, best, tall), named, light in zip(rows, scored.reasons_at(alone), weak, strict=True)
+    )
+    return strongest_each(out)
+
+
+def strongest_each(zones: list[Zone]) -> list[Zone]:
+    """One zone a stop, the strongest (the first of equals; a raised zone may have moved onto
+    another zone's stop), oldest first."""
+    strongest: dict[int, Zone] = {}
+    for zone in zones:
+        held = strongest.get(zone.best)
+        if held is None or zone.rank > held.rank:
             strongest[zone.best] = zone
-    return sorted(strongest.values(), key=lambda zone: zone.best)
+    return [strongest[k] for k in sorted(strongest)]
 
 
 def _raised(
@@ -103,6 +112,29 @@ def past_bare(
     if not bare[best] or after >= len(sc) or not allowed[after] or bare[after]:
         return best
     return after if bool(sc[after] >= sc[best] - wiggle) else best
+
+
+def past_bare_all(
+    sc: FloatArray,
+    allowed: np.ndarray,
+    bare: npt.NDArray[np.bool_],
+    stops: npt.NDArray[np.int64],
+    wiggle: float,
+) -> npt.NDArray[np.int64]:
+    """`past_bare` at each of `stops` at once.
+
+    >>> sc = np.array([0.5, 0.4, 0.45, 0.9])
+    >>> bare = np.array([False, True, False, True])
+    >>> past_bare_all(sc, np.ones(4, bool), bare, np.array([0, 1, 3]), 0.1).tolist()
+    [0, 2, 3]
+    """
+    if not len(stops):
+        return stops
+    after = stops + 1
+    inside = after < len(sc)
+    at = np.minimum(after, len(sc) - 1)
+    moves = bare[stops] & inside & allowed[at] & ~bare[at] & (sc[at] >= sc[stops] - wiggle)
+    return np.where(moves, after, stops)
 
 
 def bare_stops(cues: StopCues | None, stops: int) -> npt.NDArray[np.bool_]:

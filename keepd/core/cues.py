@@ -244,6 +244,18 @@ class CueTally:
         self._prompt_words = PromptWords()
         self.novelty: list[float] = []
         self.replies: list[bool] = []
+        self._arrays = {
+            name: _Converted(dtype)
+            for name, dtype in (
+                ("finished", np.bool_),
+                ("marks", np.int8),
+                ("new_number", np.bool_),
+                ("touched", np.int64),
+                ("fresh", np.int64),
+                ("novelty", np.float64),
+                ("replies", np.bool_),
+            )
+        }
 
     def add(self, nodes: Iterable[Marked], stops: Sequence[bool]) -> None:
         """Takes messages in branch order; `stops[i]` says whether the i-th is a stop."""
@@ -280,19 +292,32 @@ class CueTally:
                 self._turn_fresh += 1
 
     def cues(self) -> StopCues:
-        touched, fresh = list(self.touched), list(self.fresh)
+        """The cues so far; only the stops added since the last call are converted."""
+        arrays = self._arrays
+        touched, fresh = arrays["touched"].of(self.touched), arrays["fresh"].of(self.fresh)
         if self.marks:
-            touched.append(len(self._turn))
-            fresh.append(self._turn_fresh)
+            touched = np.append(touched, len(self._turn))
+            fresh = np.append(fresh, self._turn_fresh)
         return StopCues(
-            np.array(self.finished, dtype=bool),
-            np.array(self.marks, dtype=np.int8),
-            np.array(self.new_number, dtype=bool),
-            np.array(touched, dtype=np.int64),
-            np.array(fresh, dtype=np.int64),
-            asides=Asides(
-                np.array(self.novelty, dtype=np.float64),
-                np.array(self.replies, dtype=bool),
-            ),
+            arrays["finished"].of(self.finished),
+            arrays["marks"].of(self.marks),
+            arrays["new_number"].of(self.new_number),
+            touched,
+            fresh,
+            asides=Asides(arrays["novelty"].of(self.novelty), arrays["replies"].of(self.replies)),
         )
 
+
+class _Converted:
+    """A growing list's numpy copy, extended by what was appended to the list since."""
+
+    def __init__(self, dtype: type[np.generic]) -> None:
+        self._array: np.ndarray = np.zeros(0, dtype=dtype)
+
+    def of(self, values: Sequence[bool] | Sequence[int] | Sequence[float]) -> np.ndarray:
+        """A fresh array of `values` (which only grew since the last call)."""
+        done = len(self._array)
+        if len(values) > done:
+            new = np.array(values[done:], dtype=self._array.dtype)
+            self._array = np.concatenate([self._array, new])
+        return self._array.copy()

@@ -96,8 +96,7 @@ def grade(
         pick, zones = sure_only(pick, zones, sure, tuning.points.sure_height)
         pick = later_sure(pick, zones, len(curve), tuning.recent, sure)
     pick, zones = settled(pick, zones, closing_prompts(graded.scored, len(curve)))
-    for zone in zones:
-        eligible[zone.best] = True
+    eligible[[zone.best for zone in zones]] = True
     # A prompt with no content of its own (a built-in command such as /compact, shell-mode
     # input, "commit") is no stop to suggest: the work begins at the prompt after it.
     offered = graded.points[~bare_stops(cues, len(curve))[graded.points]]
@@ -216,11 +215,12 @@ def _median(values: FloatArray) -> float:
     """`np.median` of two non-negative values or more (the steps' sizes), without its Python
     layers: the middle value, or the mean of the two middle ones, (a + b) / 2 as numpy's
     mean adds and divides them (with no negative values no sum of zeros can differ)."""
-    ordered = np.sort(values)  # a NaN sorts last, and makes the median NaN, as in numpy
-    if np.isnan(ordered[-1]):
+    if np.isnan(values).any():  # a NaN makes the median NaN, as in numpy
         return float("nan")
-    middle = len(ordered) // 2
-    if len(ordered) % 2:
+    middle = len(values) // 2
+    # The order statistics alone (a partial sort, O(n)): the same values a full sort puts there.
+    ordered = np.partition(values, [middle - 1, middle] if len(values) % 2 == 0 else middle)
+    if len(values) % 2:
         return float(ordered[middle])
     return (float(ordered[middle - 1]) + float(ordered[middle])) / 2
 
@@ -366,11 +366,12 @@ def strongest_zone(zones: list[Zone]) -> Zone | None:
     the noise: it is shown, but the trade is offered instead of presenting it as the place
     to stop.
     """
-    strong = [zone for zone in zones if zone.grade.strength >= Grade.SUBTOPIC.strength]
-    if not strong:
-        return None
-    strongest = max(zone.rank for zone in strong)
-    return [zone for zone in strong if zone.rank == strongest][-1]
+    found: Zone | None = None
+    floor = Grade.SUBTOPIC.strength
+    for zone in zones:  # one pass: the latest of the highest rank (zones are thousands)
+        if zone.grade.strength >= floor and (found is None or zone.rank >= found.rank):
+            found = zone
+    return found
 
 
 def _trade(curve: Curve, frees: FloatArray, points: np.ndarray) -> list[int]:

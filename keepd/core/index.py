@@ -153,6 +153,22 @@ def unique_first(hashes: IntArray) -> tuple[IntArray, IntArray, IntArray, IntArr
     return ordered[starts], np.minimum.reduceat(order, starts), inverse, counts
 
 
+def _count_into(counts: IntArray, at: IntArray) -> None:
+    """Adds one to `counts` at each of `at`: a histogram of the whole range for a large batch,
+    else only the places named (an appended line's few words, not the whole session).
+
+    >>> counts = np.zeros(5, dtype=np.int64)
+    >>> _count_into(counts, np.array([3, 0, 3]))
+    >>> counts.tolist()
+    [1, 0, 0, 2, 0]
+    """
+    if len(at) * 8 >= len(counts):
+        counts += np.bincount(at, minlength=len(counts))
+        return
+    places, times = np.unique(at, return_counts=True)
+    counts[places] += times
+
+
 class Index:
     """First appearances and the use histograms of one branch, appended to in order."""
 
@@ -206,7 +222,7 @@ class Index:
         uniq, where, inverse, _ = unique_first(hashes)
         firsts, new = self._seen.resolve(uniq, owner[where])
         use_first = firsts[inverse]
-        self._by_first.view()[:] += np.bincount(use_first, minlength=self.size)
+        _count_into(self._by_first.view(), use_first)
         if self.detail:
             self._keep_uses(owner, use_first, hashes)
             self.names.update(zip(uniq[new].tolist(), spell(where[new]), strict=True))

@@ -18,6 +18,7 @@ and the calibration joins (docs/EVALUATION.md, "Which data chose each constant")
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import compress
 from typing import NamedTuple
 
 import numpy as np
@@ -28,6 +29,7 @@ from keepd.core.events import EVENTS, Event, EventCodes
 
 FloatArray = npt.NDArray[np.float64]
 BoolArray = npt.NDArray[np.bool_]
+IntArray = npt.NDArray[np.int64]
 
 
 # The cues that say the work before is over (issue 27: they carry across projects): work
@@ -106,6 +108,19 @@ class Scored:
     def reasons(self, k: int) -> tuple[str, ...]:
         """The cues that earned stop `k` points, by name (read for the few zones only)."""
         return tuple(s.name for s in self.signals if s.value > 0 and s.present[k])
+
+    def reasons_at(self, stops: IntArray) -> list[tuple[str, ...]]:
+        """`reasons` of each of `stops`, read in one pass over the signals: each stop's set
+        of cues as the bits of one number, named once per distinct set."""
+        earning = [s for s in self.signals if s.value > 0]
+        names = [s.name for s in earning]
+        sets = np.zeros(len(stops), dtype=np.int64)
+        for bit, signal in enumerate(earning):
+            sets |= np.asarray(signal.present, dtype=bool)[stops].astype(np.int64) << bit
+        named: dict[int, tuple[str, ...]] = {}
+        for one in set(sets.tolist()):
+            named[one] = tuple(compress(names, ((one >> bit) & 1 for bit in range(len(names)))))
+        return list(map(named.__getitem__, sets.tolist()))
 
 
 def score(

@@ -56,11 +56,11 @@ def settled(
     True
     """
     stops = len(closing)
-    moved = {id(zone): _past_closing(zone, closing) for zone in zones}
-    kept = _strongest([moved[id(zone)] for zone in zones])
+    closes = closing.tolist()  # plain bools: read once per zone, numpy's scalars cost more
+    kept = _strongest([_past_closing(zone, closes) for zone in zones])
     if pick is None:
         return None, kept
-    at = moved.get(id(pick)) or _past_closing(pick, closing)
+    at = _past_closing(pick, closes)
     if at.best < stops - 1:
         return at, kept
     before = stops - 2
@@ -74,7 +74,7 @@ def settled(
     return short, sorted([*rest, short], key=lambda zone: zone.best)
 
 
-def _past_closing(zone: Zone, closing: npt.NDArray[np.bool_]) -> Zone:
+def _past_closing(zone: Zone, closing: list[bool]) -> Zone:
     k = zone.best
     if k + 1 >= len(closing) or not closing[k]:
         return zone
@@ -83,8 +83,12 @@ def _past_closing(zone: Zone, closing: npt.NDArray[np.bool_]) -> Zone:
 
 def _strongest(zones: list[Zone]) -> list[Zone]:
     """One zone a stop, the strongest (two may meet once one has moved)."""
+    bests = [zone.best for zone in zones]
+    if all(map(int.__lt__, bests, bests[1:])):  # one a stop already, oldest first
+        return zones
     best: dict[int, Zone] = {}
     for zone in zones:
-        if zone.best not in best or zone.rank > best[zone.best].rank:
+        held = best.get(zone.best)
+        if held is None or zone.rank > held.rank:
             best[zone.best] = zone
-    return sorted(best.values(), key=lambda zone: zone.best)
+    return [best[k] for k in sorted(best)]

@@ -88,7 +88,9 @@ class TokenLedger:
             start = max(self._clean, 1)
             if self._clean == 0 and len(tokens):
                 before[0] = 0.0
-            before[start:] = before[start - 1] + np.cumsum(tokens[start - 1 : -1])
+            # One running sum from the last clean value on, added in the order a sum from the
+            # first message adds: a refresh gives the very floats a read from scratch gives.
+            np.cumsum(np.append(before[start - 1], tokens[start - 1 : -1]), out=before[start - 1 :])
             self._clean = len(tokens)
         return np.asarray(before[stops], dtype=np.float64)
 

@@ -202,7 +202,12 @@ class Tree:
         return self._newest_sidechain if self.sidechain_only else self._newest
 
     def forget(self) -> None:
-        """Drops the nodes and links; the running facts and the position count stay."""
+        """Drops the nodes and links; the running facts and the position count stay.
+
+        Nothing read since the last forget: nothing to drop, and a missing parent's watch
+        counts forgets of read lines (an analysis asks for the branch several times)."""
+        if not self.nodes and not self.children:
+            return
         self.forgets += 1
         for parent in self.children:
             if parent not in self.by_uuid:

@@ -19,9 +19,10 @@ class Grade(StrEnum):
 
     @property
     def strength(self) -> int:
-        return len(self.value)
+        return _STRENGTH[self]
 
 
+_STRENGTH = {grade: len(grade.value) for grade in Grade}
 FALLING_MARK = "▔▔▁"
 
 
@@ -54,7 +55,7 @@ class Tuning:
 DEFAULT_TUNING = Tuning()
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # not frozen: a long session has thousands, built on every analysis
 class Zone:
     """A graded zone: stops `first..last` (positions in the curve), best at `best`."""
 

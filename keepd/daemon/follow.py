@@ -1,9 +1,11 @@
 """Decides when: reads on every event, analyses after a short gathering delay, notifies after quiet.
 
 A turn writes many lines in a burst. Each event reads the appended bytes at once (cheap, O(new
-words)); the analysis, whose cost grows with the session, runs once per burst, at least
-`analyse_seconds` after the first write and never more often than four times its own last cost;
-the notice is considered once the session has been quiet for `debounce_seconds`.
+words)); once per burst, at least `analyse_seconds` after the first write and never more often
+than four times the last analysis's cost, the session is refreshed: while a turn runs below the
+notice's threshold with no new prompt, only the context's share (`Registry.refresh`), else the
+analysis. The notice is considered, on a full analysis, once the session has been quiet for
+`debounce_seconds`.
 """
 
 from __future__ import annotations
@@ -141,10 +143,12 @@ class Follower:
         self._analysis.pop(path, None)
         started = time.perf_counter()
         try:
-            self.registry.analyse(path)
+            analysed = self.registry.refresh(path, self.notify.threshold)
         except Exception:
             log.exception("analysing %s failed", path)
-        self._cost[path] = time.perf_counter() - started
+            return
+        if analysed:
+            self._cost[path] = time.perf_counter() - started
 
     def _arm_quiet(self, path: Path) -> None:
         handle = self._quiet.pop(path, None)

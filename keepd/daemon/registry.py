@@ -16,20 +16,21 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from keepd.core.analysis import Analysis, analyse_state
-from keepd.core.limits import Setup, Told
-from keepd.core.session import SessionState, read_current
-from keepd.core.tree import Scope
 from keepd.daemon.tail import Chunk, Tail
 from keepd.errors import AmbiguousSessionError
 from keepd.ops.overview import SessionInfo, pick_fields
 from keepd.system.discover import is_sidechain_file
 from keepd.system.procs import pid_alive
 from keepd.system.settings import setup_for
+
+if TYPE_CHECKING:  # the core (and numpy) load with the first session read, not at start
+    from keepd.core.analysis import Analysis
+    from keepd.core.limits import Setup, Told
+    from keepd.core.session import SessionState
 
 log = logging.getLogger(__name__)
 Clock = Callable[[], float]
@@ -129,6 +130,8 @@ class Registry:
         if followed is None or followed.state is None:
             return None
         if followed.dirty or followed.analysis is None:
+            from keepd.core.analysis import analyse_state
+
             analysis: Analysis | None = analyse_state(
                 followed.state, path=str(path), every_stop=False, setup=self.setup(followed)
             )
@@ -143,6 +146,32 @@ class Registry:
             self.on_analysed(followed)
         return followed.analysis
 
+    def refresh(self, path: Path, threshold: float) -> bool:
+        """After a burst of writes: the context's share alone while no stop was added since
+        the last analysis and the share is below `threshold` (a turn running: the picker's
+        rows and the notices cannot change yet), else the analysis. True if it analysed.
+
+        The analysis follows when the session goes quiet (`follow.py`), as before a notice.
+        """
+        followed = self.sessions.get(path)
+        if followed is None or followed.state is None:
+            return False
+        state, last = followed.state, followed.analysis
+        if last is not None and not followed.dirty:
+            return False
+        stops = len(state.stop_indices())  # brings the branch up to date: `stale` is known
+        if last is not None and not state.stale and stops == last.stop_count:
+            from keepd.core.analysis import context_of
+
+            context = context_of(state, setup=self.setup(followed))
+            share = context.get("share")
+            if share is None or share < threshold:
+                followed.summary = {**followed.summary, "context": context}
+                self.on_analysed(followed)
+                return False
+        self.analyse(path)
+        return True
+
     def _reread(self, followed: Followed) -> Analysis | None:
         """The branch changed under a compact state (a rewind, a compaction): from the start."""
         log.debug("%s no longer continues its branch; reading it again", followed.path)
@@ -151,6 +180,8 @@ class Registry:
             pass
         if followed.state is None:  # the file went away or became unreadable meanwhile
             return None
+        from keepd.core.analysis import analyse_state
+
         return analyse_state(
             followed.state, path=str(followed.path), every_stop=False, setup=self.setup(followed)
         )
@@ -162,6 +193,8 @@ class Registry:
         followed = self.sessions[path]
         if followed.state is None:
             return None
+        from keepd.core.analysis import analyse_state
+
         return analyse_state(followed.state, path=str(path), setup=self.setup(followed))
 
     def setup(self, followed: Followed) -> Setup:
@@ -309,6 +342,9 @@ def _running_session(entry: Path) -> str | None:
 def _fresh_state(chunk: Chunk) -> SessionState:
     """A compact state for a file read from its start: a whole file skims what precedes its
     newest full compaction (core/skim.py), a file read in pieces is fed piece by piece."""
+    from keepd.core.session import SessionState, read_current
+    from keepd.core.tree import Scope
+
     if not chunk.more:
         return read_current(chunk.data, detail=False, compact=True, at_rest=False)
     state = SessionState(Scope.CURRENT, detail=False, compact=True)

@@ -6,9 +6,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from keepd.core.analysis import Analysis
-
 if TYPE_CHECKING:
+    from keepd.core.analysis import Analysis
     from keepd.core.limits import Told
     from keepd.cut.model import CutOutcome, Plan, UndoOutcome
     from keepd.cut.summary import SummaryRequest
