@@ -17,7 +17,7 @@ from itertools import chain
 import numpy as np
 import numpy.typing as npt
 
-from keepd.core.words import SPACED, STOPWORDS, lowered_to_ascii, searched
+from keepd.core.words import LOWER_TO_ASCII, SPACED, STOPWORDS, lowered_to_ascii, searched
 
 IntArray = npt.NDArray[np.int64]
 U64Array = npt.NDArray[np.uint64]
@@ -86,10 +86,14 @@ def word_keys(texts: Sequence[str]) -> WordKeys:
     >>> bool(found.keys[0] == hash("fix"))
     True
     """
-    lowered = [lowered_to_ascii(text) for text in texts]
     # Spaces around every text: no piece spans two texts, and each piece has edges to find.
-    encoded = [text.encode("ascii", "replace") for text in lowered]
-    spaced = b"".join([b" ", b" ".join(encoded), b" "]).translate(SPACED)
+    # Encoding makes one byte of each character, so a text's place follows from its length;
+    # only texts whose lowering changes an ASCII letter are lowered (and measured) one by one.
+    joined = " ".join(texts)
+    if not joined.isascii() and any(char in joined for char in LOWER_TO_ASCII):
+        texts = [lowered_to_ascii(text) for text in texts]
+        joined = " ".join(texts)
+    spaced = b"".join([b" ", joined.encode("ascii", "replace"), b" "]).translate(SPACED)
     data = np.frombuffer(spaced, dtype=np.uint8)
     word = data != _SPACE
     bounds = (word[1:] != word[:-1]).nonzero()[0] + 1
@@ -110,7 +114,7 @@ def word_keys(texts: Sequence[str]) -> WordKeys:
         searched(piece) if piece < "a" or "." in piece else _NONE if piece in STOPWORDS else [piece]
         for piece in pieces
     ]
-    return _expand(found, distinct, starts, _text_starts(encoded), len(texts))
+    return _expand(found, distinct, starts, _text_starts(texts), len(texts))
 
 
 _NONE: list[str] = []  # shared, never changed: the words of a stopword
@@ -165,9 +169,9 @@ def _distinct(head: U64Array, tail: U64Array) -> tuple[IntArray, IntArray]:
     return which, order[opens]
 
 
-def _text_starts(encoded: list[bytes]) -> IntArray:
+def _text_starts(texts: Sequence[str]) -> IntArray:
     """Where each text starts in the spaced bytes (a space before each)."""
-    sizes = np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded)) + 1
+    sizes = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts)) + 1
     return sizes.cumsum() - sizes + 1
 
 
