@@ -64,6 +64,11 @@ class TokenLedger:
         self._estimate.append(weights)
         self._tokens.append(weights)
         self._before.grow(len(messages))
+        if len(messages) < _MANY:  # an append: its few responses settled one by one
+            for offset, node in enumerate(messages):
+                if node.context_tokens is not None and self._first_line(node):
+                    self._settle_one(start + offset, node.context_tokens)
+            return
         # The responses are settled all at once: a call per response was most of a cold
         # build's cost here.
         first_line = self._first_line
@@ -147,7 +152,7 @@ class TokenLedger:
         self._anchor = (at, context)
 
 
-_MANY = 8  # responses from which settling them at once is the cheaper way
+_MANY = 8  # messages, or responses, from which settling them at once is the cheaper way
 # `np.add.reduce` adds up to this many float64 one after another; longer runs pairwise.
 _SHORT = 7
 
