@@ -17,10 +17,9 @@ from itertools import chain
 import numpy as np
 import numpy.typing as npt
 
-from keepd.core.words import LOWER_TO_ASCII, SPACED, STOPWORDS, lowered_to_ascii, searched
+from keepd.core.words import SPACED, STOPWORDS, lowered_to_ascii, searched
 
 IntArray = npt.NDArray[np.int64]
-U64Array = npt.NDArray[np.uint64]
 _SPACE = ord(" ")
 _DOT = ord(".")
 # For a piece of k bytes (k = 0..16; 17 stands for longer), the masks of the bytes of it that
@@ -86,14 +85,10 @@ def word_keys(texts: Sequence[str]) -> WordKeys:
     >>> bool(found.keys[0] == hash("fix"))
     True
     """
+    lowered = [lowered_to_ascii(text) for text in texts]
     # Spaces around every text: no piece spans two texts, and each piece has edges to find.
-    # Encoding makes one byte of each character, so a text's place follows from its length;
-    # only texts whose lowering changes an ASCII letter are lowered (and measured) one by one.
-    joined = " ".join(texts)
-    if not joined.isascii() and any(char in joined for char in LOWER_TO_ASCII):
-        texts = [lowered_to_ascii(text) for text in texts]
-        joined = " ".join(texts)
-    spaced = b"".join([b" ", joined.encode("ascii", "replace"), b" "]).translate(SPACED)
+    encoded = [text.encode("ascii", "replace") for text in lowered]
+    spaced = b"".join([b" ", b" ".join(encoded), b" "]).translate(SPACED)
     data = np.frombuffer(spaced, dtype=np.uint8)
     word = data != _SPACE
     bounds = (word[1:] != word[:-1]).nonzero()[0] + 1
@@ -101,36 +96,27 @@ def word_keys(texts: Sequence[str]) -> WordKeys:
     ends -= data[ends - 1] == _DOT  # a dot that ends a piece joins nothing
     long_enough = (ends - starts >= 3).nonzero()[0]  # shorter pieces hold no word
     starts, ends = starts[long_enough], ends[long_enough]
-    head, tail = _packed(spaced, starts, ends)
-    kept = (~_is_short_stopword(head, tail)).nonzero()[0]  # a fifth of the pieces: no word
-    starts, head, tail = starts[kept], head[kept], tail[kept]
-    distinct, ones = _distinct(head, tail)
+    distinct, ones = _distinct(spaced, starts, ends)
     text = spaced.decode("ascii")  # one string, sliced: one object a distinct piece
-    edges = zip(starts[ones].tolist(), ends[kept][ones].tolist(), strict=True)
-    pieces = [text[s:e] for s, e in edges]
-    # A piece that starts with a letter and holds no dot is a word as it stands, unless it is
-    # a stopword; any other is searched with the word pattern (`content_words`).
-    found = [
-        searched(piece) if piece < "a" or "." in piece else _NONE if piece in STOPWORDS else [piece]
-        for piece in pieces
-    ]
-    return _expand(found, distinct, starts, _text_starts(texts), len(texts))
+    edges = zip(starts[ones].tolist(), ends[ones].tolist(), strict=True)
+    found = [_words_of(text[s:e]) for s, e in edges]
+    return _expand(found, distinct, starts, _text_starts(encoded), len(texts))
 
 
-_NONE: list[str] = []  # shared, never changed: the words of a stopword
-# The stopwords of up to 8 letters, as `_packed` reads a piece: its first 8-byte word.
-_SHORT_STOPWORDS = np.sort(
-    np.frombuffer(
-        b"".join(w.encode().ljust(8, b"\0") for w in STOPWORDS if len(w) <= 8), dtype="<u8"
-    )
-)
+def _distinct(spaced: bytes, starts: IntArray, ends: IntArray) -> tuple[IntArray, IntArray]:
+    """Which distinct piece each piece is (numbered in their sorted order), and the index of
+    one piece of each.
 
-
-def _packed(spaced: bytes, starts: IntArray, ends: IntArray) -> tuple[U64Array, U64Array]:
-    """Each piece's first and second 8-byte words, the bytes past its end masked to zero (no
-    piece holds a zero byte, so two different pieces of up to 16 bytes differ in a word).
-    A longer piece's first word is its place shifted up a byte, whose zero low byte no
-    piece's first byte is, so it equals no other piece's."""
+    A piece of up to 16 bytes is read as two 8-byte words, the bytes past its end masked to
+    zero (no piece holds a zero byte, so two different pieces differ in a word); pieces are
+    sorted by a mix of the two, and a run of equal pieces ends wherever a word differs, so
+    a run holds one piece only, however the mix falls (two pieces that mix alike may split
+    each other's run: they then count as more distinct pieces, no harm). A longer piece is
+    a distinct one of its own: its first word is its place shifted up a byte, whose zero low
+    byte no piece's first byte is, so it equals no other piece's. All pieces are sorted
+    together: half the array operations of sorting the short ones apart, each of which costs
+    more than its work on a branch's few thousand pieces.
+    """
     lengths = np.minimum(ends - starts, 17)
     padded = spaced + bytes(16)
     windows = np.ndarray((len(padded) - 7,), dtype="<u8", buffer=padded, strides=(1,))
@@ -139,39 +125,27 @@ def _packed(spaced: bytes, starts: IntArray, ends: IntArray) -> tuple[U64Array, 
     longer = (lengths > 16).nonzero()[0]
     if len(longer):
         head[longer] = longer.astype(np.uint64) << np.uint64(8)
-    return head, tail
-
-
-def _is_short_stopword(head: U64Array, tail: U64Array) -> npt.NDArray[np.bool_]:
-    """Whether each piece is a stopword of up to 8 letters (its second word is zero then)."""
-    at = _SHORT_STOPWORDS.searchsorted(head).clip(max=len(_SHORT_STOPWORDS) - 1)
-    same: npt.NDArray[np.bool_] = (_SHORT_STOPWORDS[at] == head) & (tail == 0)
-    return same
-
-
-def _distinct(head: U64Array, tail: U64Array) -> tuple[IntArray, IntArray]:
-    """Which distinct piece each piece is (numbered in their sorted order), and the index of
-    one piece of each, from their words (`_packed`).
-
-    Pieces are sorted by a mix of their two words, and a run of equal pieces ends wherever a
-    word differs, so a run holds one piece only, however the mix falls (two pieces that mix
-    alike may split each other's run: they then count as more distinct pieces, no harm).
-    All pieces are sorted together: half the array operations of sorting the short ones
-    apart, each of which costs more than its work on a branch's few thousand pieces.
-    """
     order = (head ^ (tail * _MIX)).argsort()
     head, tail = head[order], tail[order]
     opens = np.empty(len(order), dtype=bool)
     opens[:1] = True
     np.logical_or(head[1:] != head[:-1], tail[1:] != tail[:-1], out=opens[1:])
-    which = np.empty(len(order), dtype=np.int64)
+    which = np.empty(len(starts), dtype=np.int64)
     which[order] = opens.cumsum() - 1
     return which, order[opens]
 
 
-def _text_starts(texts: Sequence[str]) -> IntArray:
+def _words_of(piece: str) -> list[str]:
+    """The content words in a piece, as `content_words` finds them: a piece that starts with
+    a letter and holds no dot is a word as it stands."""
+    if piece < "a" or "." in piece:
+        return searched(piece)
+    return [] if piece in STOPWORDS else [piece]
+
+
+def _text_starts(encoded: list[bytes]) -> IntArray:
     """Where each text starts in the spaced bytes (a space before each)."""
-    sizes = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts)) + 1
+    sizes = np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded)) + 1
     return sizes.cumsum() - sizes + 1
 
 
