@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import platform
+import re
 import statistics
 import subprocess
 import sys
@@ -75,8 +76,31 @@ def cold_corpus(shared: Path, runs: int = 7) -> Cold:
     return cold_files(sorted((shared / "corpus" / "sessions").glob("*.jsonl")), runs)
 
 
-def cold_files(paths: Sequence[Path], runs: int = 7) -> Cold:
-    """Parsing and analysis timed in turns, each the best of `runs` in this process's CPU time.
+_LISTED = re.compile(r"`([^`]+\.jsonl)`")
+
+
+def corpus_batches(shared: Path) -> dict[str, list[Path]]:
+    """The corpus's sessions by batch: the first (`SOURCES.md`), the second and the third
+    (the files `SOURCES-2.md` and `SOURCES-3.md` list), and all of them."""
+    every = sorted((shared / "corpus" / "sessions").glob("*.jsonl"))
+    corpus = shared / "corpus"
+    second, third = (
+        set(_LISTED.findall(source.read_text())) if source.is_file() else set()
+        for source in (corpus / "SOURCES-2.md", corpus / "SOURCES-3.md")
+    )
+    return {
+        "first": [path for path in every if path.name not in second | third],
+        "second": [path for path in every if path.name in second],
+        "third": [path for path in every if path.name in third],
+        "all": every,
+    }
+
+
+def cold_files(
+    paths: Sequence[Path], runs: int = 7, summary: Callable[[list[float]], float] = min
+) -> Cold:
+    """Parsing and analysis timed in turns, `runs` times in this process's CPU time, each
+    side's times summed up by `summary` (the best of them, or their median).
 
     Taking turns and counting only this process's time keep another program's load on a shared
     machine from landing on one side of the ratio.
@@ -88,7 +112,7 @@ def cold_files(paths: Sequence[Path], runs: int = 7) -> Cold:
         analyse.append(_cpu_seconds(lambda: [analyse_file(path) for path in paths]))
         whole.append(_cpu_seconds(lambda: [analyse_file(path, whole=True) for path in paths]))
     megabytes = sum(map(len, blobs)) / 1e6
-    return Cold(len(paths), megabytes, min(parse), min(analyse), min(whole))
+    return Cold(len(paths), megabytes, summary(parse), summary(analyse), summary(whole))
 
 
 STAGES = (
@@ -101,19 +125,21 @@ STAGES = (
 )
 
 
-def cold_stages(shared: Path, runs: int = 7) -> dict[str, float]:
-    """Where cold analysis of the corpus spends its CPU time, stage by stage, the best of
-    `runs` for each: the steps `keepd.api.analyse_file` takes, timed one after another (no
-    corpus file needs the whole-file fallback, so it is not timed)."""
-    paths = sorted((shared / "corpus" / "sessions").glob("*.jsonl"))
-    best = dict.fromkeys(STAGES, float("inf"))
+def cold_stages(
+    paths: Sequence[Path], runs: int = 7, summary: Callable[[list[float]], float] = min
+) -> dict[str, float]:
+    """Where cold analysis of `paths` spends its CPU time, stage by stage, `runs` times
+    summed up by `summary` for each: the steps `keepd.api.analyse_file` takes, timed one
+    after another (no corpus file needs the whole-file fallback, so it is not timed)."""
+    spent: dict[str, list[float]] = {stage: [] for stage in STAGES}
     for _ in range(runs):
-        spent = dict.fromkeys(STAGES, 0.0)
+        run = dict.fromkeys(STAGES, 0.0)
         for path in paths:
             for stage, seconds in zip(STAGES, _staged(path), strict=True):
-                spent[stage] += seconds
-        best = {stage: min(best[stage], spent[stage]) for stage in STAGES}
-    return best
+                run[stage] += seconds
+        for stage in STAGES:
+            spent[stage].append(run[stage])
+    return {stage: summary(times) for stage, times in spent.items()}
 
 
 def _staged(path: Path) -> list[float]:

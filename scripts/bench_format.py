@@ -3,8 +3,9 @@
 Run: `python scripts/bench_format.py [--session FILE] [--shared ../shared | --no-corpus]`.
 Without `--session` it makes a 30-turn Claude Code 2.1.332 session with a `/compact` midway
 (scripts/make_real_session.py: the real client against the test kit's fake API; needs npm or the
-pinned client in ~/.cache/keepd-tests). With the corpus at hand it also times the second batch's
-files written by Claude Code 2.1.100-2.1.299 and the first batch. Prints figures; asserts nothing.
+pinned client in ~/.cache/keepd-tests). With the corpus at hand it also times the corpus's files
+written by Claude Code 2.1.100-2.1.299 and each batch (`scripts/bench_core.py` gives each
+batch's medians and stages). Prints figures; asserts nothing.
 """
 
 from __future__ import annotations
@@ -19,17 +20,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the checkout's evaluation/
 
 from evaluation.cases import find_shared
-from evaluation.speed import Cold, cold_files, machine
+from evaluation.speed import Cold, cold_files, corpus_batches, machine
 
 _VERSION = re.compile(rb'"version":"2\.1\.(\d+)"')
-_LISTED = re.compile(r"`([^`]+\.jsonl)`")
-
-
-def second_batch(shared: Path) -> tuple[list[Path], list[Path]]:
-    """The second batch's files (named in SOURCES-2.md), and the rest of the corpus's."""
-    listed = set(_LISTED.findall((shared / "corpus" / "SOURCES-2.md").read_text()))
-    every = sorted((shared / "corpus" / "sessions").glob("*.jsonl"))
-    return [p for p in every if p.name in listed], [p for p in every if p.name not in listed]
 
 
 def written_by_2_1_1xx_2xx(path: Path) -> bool:
@@ -70,11 +63,12 @@ def main() -> None:
     shared = args.shared or find_shared()
     if shared is None or args.no_corpus:
         return
-    second, first = second_batch(shared)
-    recent = [path for path in second if written_by_2_1_1xx_2xx(path)]
-    show("second batch, files of 2.1.100-2.1.299", recent, args.runs)
-    show("second batch, all", second, args.runs)
-    show("first batch", first, args.runs)
+    batches = corpus_batches(shared)
+    recent = [path for path in batches["all"] if written_by_2_1_1xx_2xx(path)]
+    show("the corpus's files of 2.1.100-2.1.299", recent, args.runs)
+    for name in ("first", "second", "third"):
+        if batches[name]:
+            show(f"{name} batch", batches[name], args.runs)
 
 
 if __name__ == "__main__":

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from sys import intern
 from typing import Any
 
+from keepd.core.content import blocks_of, cut, edit_change, joined, text_length, text_or_none
 from keepd.core.cues import message_marks, named_numbers, prompt_marks
 from keepd.core.entries import Entry
 from keepd.core.quote import QUOTE_CHARS, raw, shown
@@ -46,7 +47,6 @@ IMAGE_TOKENS = 1600
 # A file changed by a Bash command is not tracked.
 EDIT_TOOLS = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit"})
 READ_TOOL = "Read"  # with EDIT_TOOLS, what puts a file in the client's read-file state
-_NOT_TEXT_KEYS = frozenset({"type", "id", "tool_use_id", "signature"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,13 +176,13 @@ def _fill_queued_prompt(node: Node, entry: Entry, policy: TextPolicy) -> None:
     """A queued prompt is a stop: its text counts as prompt text of its own, its quote is
     the first line of what was queued, as for a typed prompt."""
     get = entry.get
-    node.timestamp = _str(get("timestamp")) or ""
+    node.timestamp = text_or_none(get("timestamp")) or ""
     node.session_id = _interned(get("sessionId"))
     node.cwd = _interned(get("cwd"))
     node.git_branch = _interned(get("gitBranch"))
     node.is_prompt = True
     attached = get("attachment")
-    blocks = _blocks(attached.get("prompt") if type(attached) is dict else None)
+    blocks = blocks_of(attached.get("prompt") if type(attached) is dict else None)
     _count(node, blocks, "prompt", policy)
     _mark_prompt(node, blocks)
 
@@ -208,10 +208,6 @@ def _fill_attachment(node: Node, entry: Entry, policy: TextPolicy) -> None:
 _REMINDER = re.compile(r"</?system-reminder>")
 
 
-def _str(value: Any) -> str | None:
-    return value if type(value) is str else None
-
-
 def _interned(value: Any) -> str | None:
     """Strings repeated across lines (ids, parents, folders) are stored once per process."""
     return intern(value) if type(value) is str else None
@@ -226,12 +222,12 @@ def _boundary(entry: Entry) -> Boundary:
     preserved = None
     span = None
     if isinstance(kept, dict):
-        anchor = _str(kept.get("anchorUuid"))
+        anchor = text_or_none(kept.get("anchorUuid"))
         uuids = kept.get("uuids")
         preserved = [u for u in uuids if isinstance(u, str)] if isinstance(uuids, list) else []
     elif isinstance(segment, dict):
-        anchor = _str(segment.get("anchorUuid"))
-        head, tail = _str(segment.get("headUuid")), _str(segment.get("tailUuid"))
+        anchor = text_or_none(segment.get("anchorUuid"))
+        head, tail = text_or_none(segment.get("headUuid")), text_or_none(segment.get("tailUuid"))
         span = (head, tail) if head and tail else None
     post, pre = meta.get("postTokens"), meta.get("preTokens")
     return Boundary(
@@ -247,7 +243,7 @@ def _boundary(entry: Entry) -> Boundary:
 def _fill_message(node: Node, entry: Entry, policy: TextPolicy) -> None:
     message = entry.get("message")
     message = message if isinstance(message, dict) else {}
-    blocks = _blocks(message.get("content"))
+    blocks = blocks_of(message.get("content"))
     if node.kind == "assistant":
         category = "reply"
     elif entry.get("isMeta") is True:
@@ -268,12 +264,56 @@ def _fill_message(node: Node, entry: Entry, policy: TextPolicy) -> None:
             _mark_prompt(node, blocks)
 
 
-def _count(node: Node, blocks: list[dict[str, Any]], category: str, policy: TextPolicy) -> None:
+def _count(
+    node: Node, blocks: list[dict[str, Any]], text_category: str, policy: TextPolicy
+) -> None:
+    """Adds each block's size, ids and counted text to its message's node.
+
+    The node itself is the tally, and the blocks are read in this one loop: most messages
+    hold a single block, and a collector object or a call for each block was measurably
+    slower.
+    """
+    counts, cap = policy.counted, policy.block_cap
     counted: list[str] = []
     for block in blocks:
-        _take(node, block, category, policy, counted)
+        kind = block.get("type")
+        if kind == "tool_use":
+            _call(node, block)
+            category, value = "tool_call", block.get("input")
+        elif kind == "tool_result":
+            node.tool_results += (str(block.get("tool_use_id")),)
+            category, value = "tool_result", block.get("content")
+        elif kind == "text":
+            category, value = text_category, block.get("text")
+        elif kind == "thinking":
+            category, value = "thinking", block.get("thinking")
+        else:
+            if kind == "image":
+                node.images += 1
+            continue
+        if category in counts:
+            text = value if type(value) is str else joined(value)
+            node.chars += len(text)
+            counted.append(text[:cap])
+        else:
+            node.chars += text_length(value)
     if counted:
         node.text = " ".join(counted)
+
+
+def _call(node: Node, block: dict[str, Any]) -> None:
+    """A tool call's id, its marks (core/cues.py), the files it touches and how."""
+    node.tool_calls += (str(block.get("id")),)
+    name, value = block.get("name"), block.get("input")
+    marks, files = message_marks(name, value)
+    node.marks |= marks
+    if name in EDIT_TOOLS:
+        node.edits = True
+    if files and (name in EDIT_TOOLS or name == READ_TOOL):
+        call = (str(block.get("id")), str(name), files[0], edit_change(name, value))
+        node.file_calls += (call,)
+    if files:
+        node.files += files
 
 
 def _mark_prompt(node: Node, blocks: list[dict[str, Any]]) -> None:
@@ -282,115 +322,21 @@ def _mark_prompt(node: Node, blocks: list[dict[str, Any]]) -> None:
     texts = _texts(blocks)
     node.quote, node.raw_quote = shown(texts), raw(texts)
     text = " ".join(
-        _cut(block.get("text"), QUOTE_CHARS * 16) for block in blocks if block.get("type") == "text"
+        cut(block.get("text"), QUOTE_CHARS * 16) for block in blocks if block.get("type") == "text"
     )
     node.marks = prompt_marks(text)
     node.numbers = named_numbers(text)
 
 
-def _take(
-    node: Node, block: dict[str, Any], text_category: str, policy: TextPolicy, counted: list[str]
-) -> None:
-    """Adds a block's size, ids and counted text to its message's node.
-
-    The node itself is the tally: most messages hold a single block, and building a collector
-    object for each message was measurably slower.
-    """
-    kind = block.get("type")
-    if kind == "tool_use":
-        node.tool_calls += (str(block.get("id")),)
-        category, value = "tool_call", block.get("input")
-        name = block.get("name")
-        marks, files = message_marks(name, value)
-        node.marks |= marks
-        if name in EDIT_TOOLS:
-            node.edits = True
-        if files and (name in EDIT_TOOLS or name == READ_TOOL):
-            call = (str(block.get("id")), str(name), files[0], _change(name, value))
-            node.file_calls += (call,)
-        if files:
-            node.files += files
-    elif kind == "tool_result":
-        node.tool_results += (str(block.get("tool_use_id")),)
-        category, value = "tool_result", block.get("content")
-    elif kind == "text":
-        category, value = text_category, block.get("text")
-    elif kind == "thinking":
-        category, value = "thinking", block.get("thinking")
-    else:
-        if kind == "image":
-            node.images += 1
-        return
-    if category in policy.counted:
-        text = value if type(value) is str else _joined(value)
-        node.chars += len(text)
-        counted.append(text[: policy.block_cap])
-    else:
-        node.chars += _length(value)
-
-
-def _change(tool: Any, value: Any) -> int:
-    """What an edit call says of its file's length: a Write's whole content, an edit's growth.
-
-    >>> _change("Write", {"content": "ab"}), _change("Edit", {"old_string": "ab", "new_string": ""})
-    (2, -2)
-    """
-    if type(value) is not dict:
-        return 0
-    if tool == "Write":
-        return len(_str(value.get("content")) or "")
-    if tool == "NotebookEdit":
-        return len(_str(value.get("new_source")) or "")
-    edits = value.get("edits") if tool == "MultiEdit" else [value]
-    return sum(
-        len(_str(one.get("new_string")) or "") - len(_str(one.get("old_string")) or "")
-        for one in (edits if type(edits) is list else [])
-        if type(one) is dict
-    )
-
-
 def _texts(blocks: list[dict[str, Any]]) -> list[str]:
     """A prompt's text blocks, each cut to what a quote can use."""
     return [
-        _cut(block.get("text"), QUOTE_CHARS * 4) for block in blocks if block.get("type") == "text"
+        cut(block.get("text"), QUOTE_CHARS * 4) for block in blocks if block.get("type") == "text"
     ]
 
 
-def _joined(value: Any) -> str:
-    """The string leaves of a value, joined by spaces (a tool's input is mostly flat)."""
-    if type(value) is not dict or value.get("type") == "image":
-        return " ".join(_strings(value))
-    parts = []
-    for key, item in value.items():
-        kind = type(item)
-        if kind is str:
-            if key not in _NOT_TEXT_KEYS:
-                parts.append(item)
-        elif kind is dict or kind is list:
-            return " ".join(_strings(value))
-    return " ".join(parts)
-
-
-def _length(value: Any) -> int:
-    """Characters of text in a block's value, without building the text."""
-    if type(value) is str:
-        return len(value)
-    if type(value) is list and all(_is_text_block(item) for item in value):
-        return sum(len(item["text"]) for item in value)
-    return sum(map(len, _strings(value)))
-
-
-def _is_text_block(item: Any) -> bool:
-    return (
-        type(item) is dict
-        and len(item) == 2
-        and item.get("type") == "text"
-        and type(item.get("text")) is str
-    )
-
-
 def _fill_assistant(node: Node, entry: Entry, message: dict[str, Any]) -> None:
-    node.msg_id = _str(message.get("id"))
+    node.msg_id = text_or_none(message.get("id"))
     node.context_tokens, node.output_tokens = usage_tokens(entry, message)
     if node.context_tokens is not None:  # a real response: its model is the session's
         node.model = _interned(message.get("model"))
@@ -414,14 +360,6 @@ def usage_tokens(entry: Entry, message: dict[str, Any]) -> tuple[int | None, int
     return context, output if isinstance(output, int) else 0
 
 
-def _blocks(content: Any) -> list[dict[str, Any]]:
-    if isinstance(content, str):
-        return [{"type": "text", "text": content}]
-    if isinstance(content, list):
-        return [block for block in content if isinstance(block, dict)]
-    return []
-
-
 def is_prompt(entry: Entry, blocks: list[dict[str, Any]] | None = None) -> bool:
     """Whether the rewind picker lists `entry` (sessions.md, "The rewind picker")."""
     get = entry.get
@@ -429,7 +367,7 @@ def is_prompt(entry: Entry, blocks: list[dict[str, Any]] | None = None) -> bool:
         return False
     if blocks is None:
         message = get("message")
-        blocks = _blocks(message.get("content") if isinstance(message, dict) else None)
+        blocks = blocks_of(message.get("content") if isinstance(message, dict) else None)
     # Tool results first: they are most of the user entries, and none is listed.
     if not blocks or blocks[0].get("type") == "tool_result":
         return False
@@ -447,22 +385,3 @@ def is_prompt(entry: Entry, blocks: list[dict[str, Any]] | None = None) -> bool:
         return False
     last = texts[-1]  # every marker opens with "<": most prompts hold none
     return "<" not in last or not any(marker in last for marker in NOT_PROMPT_MARKERS)
-
-
-def _cut(text: Any, cap: int) -> str:
-    return text[:cap] if isinstance(text, str) else ""
-
-
-def _strings(value: Any) -> Iterable[str]:
-    """The string leaves of a tool input or result, text blocks included, images left out."""
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, dict):
-        if value.get("type") == "image":
-            return
-        for key, item in value.items():
-            if key not in _NOT_TEXT_KEYS:
-                yield from _strings(item)
-    elif isinstance(value, list):
-        for item in value:
-            yield from _strings(item)

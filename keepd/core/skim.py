@@ -255,7 +255,9 @@ def skim(tree: Tree, reader: EntryReader, data: bytes, start: ContextStart) -> l
         end = data.find(b"\n", at, start.offset)
         end = start.offset if end < 0 else end
         is_kept = at in kept
-        passed_over = named and (passed(data, at, end) or _plain_kind(data, at, end))
+        # the checks asked in the order that answers most lines at once: Claude Code 2.1's
+        # heads name the type before any nested value, which `_plain_kind` sees at once
+        passed_over = named and (_plain_kind(data, at, end) or passed(data, at, end) is not None)
         if is_kept or (end > at and not passed_over):
             entry = reader.parse(view[at:end])
             if entry is not None:

@@ -64,11 +64,18 @@ class TokenLedger:
         self._estimate.append(weights)
         self._tokens.append(weights)
         self._before.grow(len(messages))
-        # One settle per response is most of a cold build's cost here: the views are taken once.
-        estimate, tokens = self._estimate.view(), self._tokens.view()
-        for offset, node in enumerate(messages):
-            if node.context_tokens is not None and self._first_line(node):
-                self._settle(start + offset, node.context_tokens, estimate, tokens)
+        if len(messages) < _MANY:  # an append: its few responses settled one by one
+            for offset, node in enumerate(messages):
+                if node.context_tokens is not None and self._first_line(node):
+                    self._settle_one(start + offset, node.context_tokens)
+            return
+        # The responses are settled all at once: a call per response was most of a cold
+        # build's cost here.
+        first_line = self._first_line
+        at = [i for i, node in enumerate(messages) if node.context_tokens is not None]
+        at = [start + i for i in at if first_line(messages[i])]
+        contexts = [messages[i - start].context_tokens or 0 for i in at]
+        self._settle(at, contexts)
 
     def freed(self, stops: IntArray) -> FloatArray:
         """For each stop, the share of the branch's tokens that lies before it."""
@@ -99,17 +106,57 @@ class TokenLedger:
             return True
         return self._responses.add(hash(node.msg_id))
 
-    def _settle(self, at: int, context: int, estimate: FloatArray, tokens: FloatArray) -> None:
-        """Shares the growth since the previous response among the messages in between."""
+    def _settle(self, at: list[int], contexts: list[int]) -> None:
+        """Shares the growth between each response (its message index in `at`, its context in
+        `contexts`) and the one before among the messages in between, by their estimates:
+        one by one for a few, all at once for many.
+
+        Each span's estimates are summed as `np.add.reduce` sums them, to the bit: one after
+        another for spans of up to `_SHORT` messages (almost all of them), with numpy's own
+        sum for longer ones.
+        """
+        if len(at) < _MANY:
+            for one, context in zip(at, contexts, strict=True):
+                self._settle_one(one, context)
+            return
+        if self._anchor is not None:
+            at, contexts = [self._anchor[0], *at], [self._anchor[1], *contexts]
+        self._anchor = (at[-1], contexts[-1])
+        ends, reached = np.array(at, dtype=np.int64), np.array(contexts, dtype=np.int64)
+        starts, ends, grown = ends[:-1], ends[1:], reached[1:] - reached[:-1]
+        grows = ((grown > 0) & (ends > starts)).nonzero()[0]
+        if not len(grows):
+            return
+        starts, ends, grown = starts[grows], ends[grows], grown[grows]
+        estimate, tokens = self._estimate.view(), self._tokens.view()
+        sizes = ends - starts
+        sums = np.zeros(len(sizes), dtype=np.float64)
+        for step in range(min(int(sizes.max()), _SHORT)):
+            longer = (sizes > step).nonzero()[0]
+            sums[longer] += estimate[starts[longer] + step]
+        for one in (sizes > _SHORT).nonzero()[0].tolist():
+            sums[one] = np.add.reduce(estimate[starts[one] : ends[one]])
+        spans = np.arange(int(sizes.sum())) - np.repeat(sizes.cumsum() - sizes, sizes)
+        where = np.repeat(starts, sizes) + spans
+        tokens[where] = estimate[where] * np.repeat(grown / sums, sizes)
+        self._clean = min(self._clean, int(starts[0]) + 1)
+
+    def _settle_one(self, at: int, context: int) -> None:
+        """`_settle` for one response: an append's few are settled one by one."""
         if self._anchor is not None:
             start, before = self._anchor
             grown = context - before
             if grown > 0 and at > start:
-                part = estimate[start:at]
+                part = self._estimate.view()[start:at]
                 # part.sum() unwrapped, and the product written in place: no array between
-                np.multiply(part, grown / np.add.reduce(part), out=tokens[start:at])
+                np.multiply(part, grown / np.add.reduce(part), out=self._tokens.view()[start:at])
                 self._clean = min(self._clean, start + 1)
         self._anchor = (at, context)
+
+
+_MANY = 8  # messages, or responses, from which settling them at once is the cheaper way
+# `np.add.reduce` adds up to this many float64 one after another; longer runs pairwise.
+_SHORT = 7
 
 
 def message_tokens(messages: Sequence[Node]) -> tuple[FloatArray, bool]:

@@ -12,6 +12,7 @@ from keepd.core.messages import Node
 from keepd.core.tokens import (
     DEFAULT_WINDOW,
     LARGE_WINDOW,
+    TokenLedger,
     context_use,
     freed_shares,
     message_tokens,
@@ -303,3 +304,38 @@ def test_key_set_answers_as_a_set_does(keys: list[int]) -> None:
     for key in keys * 2 + list(range(100)):
         assert compact.add(key) is (key not in plain)
         plain.add(key)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.integers(0, 10**6),
+            st.sampled_from([None] * 3 + [0]) | st.integers(0, 10**7),
+            st.booleans(),
+        ),
+        max_size=60,
+    ),
+    st.integers(1, 5),
+)
+def test_many_responses_settled_at_once_weigh_what_one_by_one_gives(
+    rows: list[tuple[int, int | None, bool]], chunk: int
+) -> None:
+    """A cold build settles many responses in one go, an append a few one by one: the same
+    tokens to the bit, spans of more and fewer than seven messages alike (estimates are
+    quarters of characters, so this checks the spans and anchors, not the order of sums)."""
+    nodes = [
+        Node(
+            pos=i,
+            kind="assistant",
+            chars=chars,
+            context_tokens=context,
+            msg_id=f"m{i // 2}" if shared else None,
+        )
+        for i, (chars, context, shared) in enumerate(rows)
+    ]
+    at_once, by_chunks = TokenLedger(), TokenLedger()
+    at_once.extend(nodes)
+    for start in range(0, len(nodes), chunk):
+        by_chunks.extend(nodes[start : start + chunk])
+    assert at_once.tokens.tobytes() == by_chunks.tokens.tobytes()
