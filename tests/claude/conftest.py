@@ -17,7 +17,7 @@ from tests.claude.client import Installed, Unavailable, World, install
 from tests.claude.fake_api import FakeApi
 from tests.claude.tmux import Tmux
 from tests.integration.daemon_kit import SHORT_DIRS, PrivateBus
-from tests.integration.test_daemon_notify import Dunst
+from tests.integration.desktop import Dunst
 
 HERE = Path(__file__).resolve().parent
 

@@ -19,7 +19,6 @@ FOOTER = "Enter to continue"
 CURRENT = "(current)"
 _OPTION = re.compile(r"^\s*(❯)?\s*\d\.\s+(.*?)\s*$")
 _ARROW = re.compile(r"^\s*([↑↓]) (\d+) more(?: above| below)?\s*$")
-_OPTION = re.compile(r"^\s*(❯)?\s*\d\.\s+(.*?)\s*$")
 
 
 @dataclass(frozen=True)
@@ -150,16 +149,3 @@ def assert_rows_are_stops(entries: list[str], stops: list[dict[str, Any]]) -> No
     wrong = [(row, q) for row, q in zip(entries, quotes, strict=False) if not same_row(row, q)]
     assert not wrong, (entries, quotes)
 
-
-def menu_options(screen: str) -> tuple[list[str], int | None]:
-    """The options of the menu Enter on a stop opens, as the screen shows them, and which one
-    the cursor is on."""
-    options: list[str] = []
-    cursor = None
-    for line in screen.splitlines():
-        found = _OPTION.match(line)
-        if found and any(w in found.group(2) for w in ("Restore", "Summarize", "Never")):
-            if found.group(1):
-                cursor = len(options)
-            options.append(found.group(2).split(":")[0])
-    return options, cursor

@@ -37,7 +37,7 @@ from tests.claude.tmux import Tmux, send_prompt
 from tests.cut_kit import context
 from tests.integration.daemon_kit import Daemon, PrivateBus, Tree, make_tree, running
 from tests.integration.daemon_kit import wait_until as wait
-from tests.integration.test_daemon_notify import Dunst
+from tests.integration.desktop import Dunst
 
 WINDOW = 100_000
 THRESHOLD = 0.29
