@@ -55,9 +55,10 @@ class Operations:
         from keepd.api import analyse_file
         from keepd.ops.memory import told_setup
         from keepd.system.discover import resolve
+        from keepd.system.settings import example_setup
 
         found = resolve(name, cwd=cwd, example=example)
-        setup = None if found.example else told_setup(found.path, window)
+        setup = example_setup() if found.example else told_setup(found.path, window)
         if ask_claude:
             analysis = self.ask(str(found.path), whole=whole, window=window)
         else:

@@ -67,6 +67,12 @@ def setup_for(session: Path | None, window: int | None = None, told: Told | None
     )
 
 
+def example_setup() -> Setup:
+    """The bundled example's setup: no settings or status line of yours (the example reads the
+    same everywhere), the disk as for any session, as the daemon following a copy of it has."""
+    return Setup(on_disk=on_disk)
+
+
 def on_disk(path: str) -> bool:
     """Whether the file a session's tool call named is still a file here; a relative path
     (keepd cannot tell what it was relative to) counts as there.

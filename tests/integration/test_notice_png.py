@@ -15,6 +15,7 @@ from pathlib import Path
 from keepd.api import analyse_file
 from keepd.daemon.policy import words
 from keepd.paths import example_session
+from keepd.system.settings import example_setup
 from tests.integration.browser import png_pixels
 from tests.integration.daemon_kit import PrivateBus, need
 from tests.integration.desktop import png_texts
@@ -32,7 +33,8 @@ def test_the_docs_picture_is_the_notice_the_daemon_shows(bus: PrivateBus) -> Non
     shot = script.notice_png(bus)
     committed = script.PNG.read_bytes()
     now, then = png_texts(shot), png_texts(committed)
-    analysis = analyse_file(example_session())  # the break notice names the report's pick
+    # The break notice names the report's pick, and says what `keepd report --example` says.
+    analysis = analyse_file(example_session(), setup=example_setup())
     assert (now["Title"], now["Description"]) == words(
         analysis, analysis.stop(analysis.pick), urgent=False
     )
