@@ -15,6 +15,7 @@ from keepd.core.analysis import Analysis
 from keepd.daemon.registry import Registry
 from keepd.errors import AmbiguousSessionError
 from keepd.paths import example_session
+from keepd.system.settings import setup_for
 
 NOW = 2_000_000_000.0
 LINES = example_session().read_bytes().splitlines(keepends=True)
@@ -85,7 +86,8 @@ def _same_marks(live: Analysis, full: Analysis | None) -> bool:
 
 
 def _fresh_without_detail(path: Path) -> dict[str, object]:
-    data = analyse_file(path).to_dict()
+    # The registry asks the disk, as every front end does, for the files a cut reads back.
+    data = analyse_file(path, setup=setup_for(path)).to_dict()
     data["blocks"], data["borrowed_words"] = [], []
     return data
 
