@@ -61,8 +61,8 @@ class Alerts:
             return False
         if self.memory.muted(session_id, now):
             return False
-        kind = "urgent:" if share >= self.config.urgent else "break:"
-        return not any(key.startswith(kind) for key in self.memory.notified.get(session_id, ()))
+        kind = "urgent" if share >= self.config.urgent else "break"
+        return not self.memory.notified_kind(session_id, kind)
 
     async def flush(self) -> int:
         """Sends what is pending; stops at the first failure (the server is away, or the

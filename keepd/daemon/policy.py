@@ -1,13 +1,11 @@
 """Decides whether a session deserves a notice now, and words it; pure, clock passed in.
 
-Two notices: at `threshold`, once per stop, when a ●●● zone's pick frees at least `min_frees`
-(●●● only where a cue says the work before is over: core/sure.py), and once per filling of
-the context (until a compaction or a cut) at
-`urgent` of the way to the session's auto-compact point (core/limits.py: its trigger, not a
-share of the window) with the best stop or the middle of the trade even without a clear
-break. Replayed on the calibration sessions, urgent notices came turn after turn, each naming
-another stop, and the later ones were at a reader's task boundary less often (issue 27: once
-per session, 13 urgent notices instead of 24, 4 of them at a task boundary instead of 6). An
+Two notices. At `threshold`, once per stop, when a ●●● zone's pick frees at least `min_frees`
+(●●● only where a cue says the work before is over: core/sure.py). At `urgent` of the way to
+the session's auto-compact point (core/limits.py: its trigger, not a share of the window),
+once per filling of the context (until a compaction or a cut), with the best stop or the
+middle of the trade even without a clear break: replayed on the calibration sessions, urgent
+notices once per stop came turn after turn, each naming another stop, seldom a new task. An
 urgent notice does not name one of the two newest stops unless a new task clearly begins
 there (●●●): summarizing up to the prompt just answered keeps almost nothing of the work, and
 replaying the corpus showed half the urgent notices did so; it names the latest graded or
@@ -56,9 +54,9 @@ def decide(
         return None
     if memory.is_paused(now) or memory.muted(session_id, now):
         return None
+    filled = f"@{filling(analysis)}"  # a compaction or a cut starts a new filling
     if share >= urgent_share(analysis.context, config.urgent):
-        # Once per filling of the context: a compaction or a cut starts a new one.
-        once = not memory.notified_kind(session_id, "urgent", f"@{filling(analysis)}")
+        once = not memory.notified_kind(session_id, "urgent", filled)
         stop, kind = (_urgent_stop(analysis) if once else None), "urgent"
     elif share >= config.threshold:
         stop, kind = _clear_pick(analysis, config.min_frees), "break"
@@ -66,7 +64,7 @@ def decide(
         return None
     if stop is None:
         return None
-    key = f"{kind}:{stop.uuid}" + (f"@{filling(analysis)}" if kind == "urgent" else "")
+    key = f"{kind}:{stop.uuid}" + (filled if kind == "urgent" else "")
     if memory.was_notified(session_id, key):
         return None
     title, body = words(analysis, stop, urgent=kind == "urgent")
