@@ -22,6 +22,7 @@ does.
 
 from __future__ import annotations
 
+import dataclasses
 import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -30,12 +31,11 @@ from pathlib import Path
 from evaluation import replay
 from evaluation.labels import Labelled
 from keepd.config import NotifyConfig, ReaderConfig
-from keepd.core.analysis import Analysis, analyse_state
+from keepd.core.analysis import Analysis, ReaderInfo, analyse_state
 from keepd.core.reader import Answer, merged, parse_answer, request_sha256, shown_rows
 from keepd.core.session import SessionState, read_current
 from keepd.core.tree import Scope
 from keepd.daemon.alerts import Alerts
-from keepd.daemon.policy import decide
 from keepd.ops.memory import Memory
 from keepd.ops.reader import Read, load_record, read_for_reader, with_reader
 
@@ -116,6 +116,8 @@ def replay_with(path: Path, answerer: Answerer, config: NotifyConfig | None = No
     config = config or NotifyConfig()
     data = path.read_bytes()
     memory = Memory()
+    now = [0.0]
+    alerts = Alerts(config, memory, lambda: True, clock=lambda: now[0])
     state = SessionState(Scope.CURRENT, detail=False, compact=True)
     ends = replay._turn_ends(data)
     fed = 0
@@ -125,6 +127,7 @@ def replay_with(path: Path, answerer: Answerer, config: NotifyConfig | None = No
     with tempfile.TemporaryDirectory(prefix="keepd-replay-") as folder:
         prefix = Path(folder) / path.name
         for turn, (end, clock, prompt) in enumerate(ends):
+            now[0] = clock
             state.feed(data[:end], fed)
             fed = end
             analysis = analyse_state(state, path=str(path), every_stop=False)
@@ -132,7 +135,7 @@ def replay_with(path: Path, answerer: Answerer, config: NotifyConfig | None = No
                 state = read_current(data[:end], detail=False, compact=True, at_rest=False)
                 analysis = analyse_state(state, path=str(path), every_stop=False)
             session_id = analysis.session_id or path.name
-            if _asks(analysis, session_id, config, memory, clock):
+            if _asks(analysis, alerts, session_id, config):
                 prefix.write_bytes(data[:end])
                 read = read_for_reader(prefix)
                 # No prompt to read: the daemon asks nothing (ops.reader.with_reader).
@@ -142,9 +145,15 @@ def replay_with(path: Path, answerer: Answerer, config: NotifyConfig | None = No
                 if found is not None:
                     analysis = found
                     answered.add(turn)
-            notice = decide(analysis, session_id, config, memory, clock)
-            if notice is None:
+                elif read.request:  # as a failed reader: the local grade decides alone
+                    sha = request_sha256(read.request)
+                    info = ReaderInfo(EXACT, sha, failure="no recorded answer")
+                    analysis = dataclasses.replace(analysis, reader=info)
+            # As the daemon: Alerts.consider decides (the reader's answer may hold a break
+            # notice back); a notice taken is remembered as sent.
+            if not alerts.consider(session_id, analysis):
                 continue
+            notice = alerts.pending.pop(session_id)
             memory.remember(notice.session_id, notice.key)
             found_sent = replay._sent(
                 path.name, turn, analysis, notice.stop, notice.urgent, prompt=prompt
@@ -167,14 +176,11 @@ def daemon_requests(path: Path, answers: Path = ANSWERS) -> list[tuple[int, str]
     return [(ask.row, text) for ask, text in zip(run.asks, texts, strict=True)]
 
 
-def _asks(
-    analysis: Analysis, session_id: str, config: NotifyConfig, memory: Memory, clock: float
-) -> bool:
+def _asks(analysis: Analysis, alerts: Alerts, session_id: str, config: NotifyConfig) -> bool:
     """Whether the daemon would ask the reader before deciding (follow.py `_ask_reader`)."""
     share = analysis.context.get("share")
     if share is None or share < config.threshold:
         return False
-    alerts = Alerts(config, memory, lambda: True, clock=lambda: clock)
     return alerts.may_notify(session_id, share)
 
 

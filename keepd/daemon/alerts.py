@@ -4,6 +4,11 @@ A notice counts as sent only once the notification server took it; until then it
 `pending` (the newest per session) and is retried. Its key is saved to the memory file before
 it is sent, so a restarted daemon does not repeat it: a notice whose record cannot be saved (a
 full disk) waits too, and is sent once a save succeeds.
+
+With the reader of meaning on, a break notice goes out only at a stop the reader's answer
+calls the start of a task (or within one row of one), else it waits: the session's newest
+answer is kept for the turns the reader is not asked. The urgent notice does not wait.
+Without an answer (the reader off, or its newest ask failed) the local grade decides alone.
 """
 
 from __future__ import annotations
@@ -42,16 +47,32 @@ class Alerts:
         self.clock = clock
         self.sender: Sender | None = None
         self.pending: dict[str, Notice] = {}
+        self.answers: dict[str, list[tuple[str, str]]] = {}  # the reader's newest starts
         self.failures = 0
         self._lock = asyncio.Lock()
 
     def consider(self, session_id: str, analysis: Analysis) -> bool:
         """Queues the notice `analysis` calls for; True when there is one."""
         notice = decide(analysis, session_id, self.config, self.memory, self.clock())
-        if notice is None:
+        if notice is None or not self._reader_allows(session_id, analysis, notice):
             return False
         self.pending[session_id] = notice
         return True
+
+    def _reader_allows(self, session_id: str, analysis: Analysis, notice: Notice) -> bool:
+        """Whether the reader's newest answer for the session lets this notice go: an urgent
+        one always; a break one at a task start the answer names (no answer: always)."""
+        read = analysis.reader
+        if read is not None and read.failure is not None:
+            self.answers.pop(session_id, None)  # it failed: the local grade decides alone
+        elif read is not None and read.newest is not None:
+            self.answers[session_id] = list(read.starts)
+        starts = self.answers.get(session_id)
+        if notice.urgent or starts is None:
+            return True
+        from keepd.core.reader import confirms
+
+        return confirms(analysis, notice.stop, starts)
 
     def may_notify(self, session_id: str, share: float) -> bool:
         """Whether a notice of the kind `share` calls for could still be sent to this session

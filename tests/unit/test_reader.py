@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from keepd.config import ReaderConfig
+from keepd.core.analysis import Analysis
 from keepd.core.reader import (
     REQUEST_CHARS,
     ROW_CHARS,
@@ -225,3 +226,35 @@ def test_the_daemon_asks_only_while_a_notice_of_that_kind_may_come() -> None:
     assert not alerts.may_notify("s", 0.65) and alerts.may_notify("s", 0.9)
     memory.mute("s", None)
     assert not alerts.may_notify("s", 0.9)
+
+
+def _answered(example: Read, starts: str, newest: int) -> Analysis:
+    text = f'{{"starts": [{starts}], "newest": {newest}}}'
+    return with_reader(example, ReaderConfig(), asker=lambda request, **options: Asked(text=text))
+
+
+def test_with_the_reader_a_break_notice_waits_for_a_task_start(example: Read) -> None:
+    from keepd.config import NotifyConfig
+    from keepd.daemon.alerts import Alerts
+    from keepd.daemon.policy import decide
+    from keepd.ops.memory import Memory
+
+    def alerts() -> Alerts:
+        return Alerts(NotifyConfig(), Memory(), lambda: True, clock=lambda: 1000.0)
+
+    pick = next(row.number for row in example.rows if row.uuid == example.analysis.pick)
+    assert alerts().consider("s", example.analysis), "keepd alone: a break notice at row 21"
+    # The answer calls the pick's row a step and names a task start far from it: it waits.
+    starts = f'{{"row": 5, "kind": "task"}}, {{"row": {pick}, "kind": "step"}}'
+    elsewhere = _answered(example, starts, pick)
+    held = alerts()
+    assert decide(elsewhere, "s", held.config, held.memory, 1000.0) is not None
+    assert not held.consider("s", elsewhere)
+    # The session's newest answer still holds the next turn, when the reader is not asked.
+    assert not held.consider("s", example.analysis)
+    # A failed ask leaves the local grade deciding alone.
+    failed = with_reader(example, ReaderConfig(), asker=lambda r, **o: Asked(failure="timeout"))
+    assert held.consider("s", failed)
+    # A task start one row from the stop lets the notice go.
+    near = _answered(example, f'{{"row": {pick - 1}, "kind": "task"}}', pick - 1)
+    assert alerts().consider("s", near)
