@@ -1,9 +1,10 @@
-"""Measures rules for when the reader's answer is taken (keepd/core/reader.py `safe`), on the
+"""Measures rules for when the reader's answer is taken (keepd/core/reader.py `takes`), on the
 recorded answers, each rule in sample and the rule chosen left one project out.
 
-Today's rule moves the pick to the reader's newest piece only where the curve says the stop
-is safe; the answers' own newest is within one of the readers' more often than the merged
-pick. Each rule here is scored on the three figures of evaluation/reader.py; left one project
+Today's rule takes the reader's task start unless the curve measures the kept part leaning
+on the past (keepd/core/reader.py `takes`), its step only where the curve says the stop is
+safe; the rule applies to the pick and to the ●●● zones the reader's task starts become. Each
+rule here is scored on the three figures of evaluation/reader.py; left one project
 out, the rule with the most picks within one on the other projects (ties: the earlier in
 `RULES`, today's first) is applied to the project left out. Choose on calibration only;
 `--held-out` prints held out once, for checking. `python -m evaluation.probes.reader_merge`.
@@ -12,7 +13,7 @@ out, the rule with the most picks within one on the other projects (ties: the ea
 from __future__ import annotations
 
 import argparse
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -21,7 +22,7 @@ from evaluation.cases import project
 from evaluation.reader import ANSWERS, Tally, tally
 from keepd.core.analysis import Analysis, Stop
 from keepd.core.grade import DEFAULT_TUNING
-from keepd.core.reader import Rule, merged, parse_answer, request_sha256, safe
+from keepd.core.reader import Rule, merged, parse_answer, request_sha256, safe, takes
 from keepd.ops.reader import load_record, read_for_reader
 
 
@@ -57,13 +58,19 @@ def _not_newest(stop: Stop, analysis: Analysis) -> bool:
     return stop.below != 0
 
 
+def _kindless(rule: Callable[[Stop, Analysis], bool]) -> Rule:
+    """A rule that takes a task start and a step alike."""
+    return lambda stop, analysis, kind: rule(stop, analysis)
+
+
 RULES: dict[str, Rule] = {
-    "today's (floors, and no fall into the stop)": safe,
-    "floors only": _floors,
-    "no fall only (floors dropped)": _no_floor,
-    "any stop the reader names": _any,
-    "any but the first stop": _not_first,
-    "any but the newest prompt": _not_newest,
+    "today's (a task unless the curve measures a lean, a step where safe)": takes,
+    "safe, task or step (before)": _kindless(safe),
+    "floors only": _kindless(_floors),
+    "no fall only (floors dropped)": _kindless(_no_floor),
+    "any stop the reader names": _kindless(_any),
+    "any but the first stop": _kindless(_not_first),
+    "any but the newest prompt": _kindless(_not_newest),
 }
 
 

@@ -236,13 +236,40 @@ def safe(stop: Stop, analysis: Analysis) -> bool:
         return False
     if not stop.eligible and stop.below != 0:
         return False
+    return not _falls(stop, analysis)
+
+
+def leans(stop: Stop, analysis: Analysis) -> bool:
+    """Whether the curve measures the part kept after `stop` leaning on the past: it keeps
+    grading's fewest uses or more and its self-containment falls into the stop by more than
+    the wiggle. Where it keeps fewer the curve cannot tell, so it flags nothing."""
+    from keepd.core.grade import DEFAULT_TUNING
+
+    if stop.sc is None or stop.kept < DEFAULT_TUNING.min_kept_uses:
+        return False
+    return _falls(stop, analysis)
+
+
+def _falls(stop: Stop, analysis: Analysis) -> bool:
     before = _previous(stop, analysis)
-    if before is None or before.sc is None:
-        return True
-    return stop.sc >= before.sc - (analysis.wiggle or 0.0)
+    if before is None or before.sc is None or stop.sc is None:
+        return False
+    return stop.sc < before.sc - (analysis.wiggle or 0.0)
 
 
-Rule = Callable[["Stop", "Analysis"], bool]  # whether the reader's stop may be taken
+def takes(stop: Stop, analysis: Analysis, kind: str) -> bool:
+    """Whether the reader's stop of `kind` is taken: a task start unless the curve measures
+    the kept part leaning on the past (`leans`: grading's floors say only how much the curve
+    can measure, and a task start needs little of the past) or it is the first stop; a step
+    only where it is `safe`. Chosen on calibration's recorded answers
+    (evaluation/probes/reader_merge.py)."""
+    if kind == TASK:
+        first = bool(analysis.stops) and stop is analysis.stops[0]  # nothing before it
+        return stop.sc is not None and not first and not leans(stop, analysis)
+    return safe(stop, analysis)
+
+
+Rule = Callable[["Stop", "Analysis", str], bool]  # whether the reader's stop may be taken
 
 
 def _previous(stop: Stop, analysis: Analysis) -> Stop | None:
@@ -260,33 +287,45 @@ def merged(
     source: str,
     sha: str,
     *,
-    rule: Rule = safe,
+    rule: Rule = takes,
 ) -> Analysis:
     """The analysis with the reader's answer as one more signal: the pick moves to the
-    reader's newest piece where that stop is safe by `rule` (else the answer is flagged and
-    the pick stays); a safe ●● zone the reader names as a task start becomes ●●●. Other rules
-    are measured by evaluation/probes/reader_merge.py."""
+    reader's newest piece where `rule` takes that stop (else the answer is flagged and the
+    pick stays); every task start the reader names is a ●●● zone where `rule` takes it or
+    the prompt before it (`_clear_at`). Other rules are measured by
+    evaluation/probes/reader_merge.py."""
     by_row = {row.number: row.uuid for row in rows}
     starts = [(by_row[row], kind) for row, kind in answer.starts]
     newest = by_row[answer.newest]
-    tasks = {uuid for uuid, kind in starts if kind == TASK}
+    kind = answer.newest_kind
     stop = analysis.stop(newest)
-    moved = stop is not None and rule(stop, analysis)
-    zones = [_raised(zone, analysis, tasks, rule) for zone in analysis.zones]
-    order = {s.uuid: s.index for s in analysis.stops}
-    stops = [_regraded(s, zones) for s in analysis.stops]
+    moved = stop is not None and rule(stop, analysis, kind)
+    zones = list(analysis.zones)
+    for uuid in [uuid for uuid, kind in starts if kind == TASK]:
+        clear = _clear_at(analysis.stop(uuid), analysis, rule)
+        zones = _with_zone(zones, clear, CLEAR) if clear is not None else zones
     pick = analysis.pick
     if moved and stop is not None:
-        kind = answer.newest_kind
         zones = _with_zone(zones, stop, CLEAR if kind == TASK else SUBTOPIC)
-        zones.sort(key=lambda zone: order.get(zone.best, -1))
-        stops = [_regraded(s, zones) for s in stops]
         pick = newest
+    order = {s.uuid: s.index for s in analysis.stops}
+    zones.sort(key=lambda zone: order.get(zone.best, -1))
+    stops = [_regraded(s, zones) for s in analysis.stops]
     from keepd.core.analysis import ReaderInfo
 
     flag = None if moved else _flag(answer.newest)
-    info = ReaderInfo(source, sha, newest, answer.newest_kind, starts, moved, flag)
+    info = ReaderInfo(source, sha, newest, kind, starts, moved, flag)
     return dataclasses.replace(analysis, zones=zones, stops=stops, pick=pick, reader=info)
+
+
+def _clear_at(task: Stop | None, analysis: Analysis, rule: Rule) -> Stop | None:
+    """Where a task start the reader names is ●●●: there, where `rule` takes it, else at the
+    prompt before it where the kept part leans on that one (a command or a question just
+    before the request the reader named) and `rule` takes that; else nowhere."""
+    if task is None or rule(task, analysis, TASK):
+        return task
+    before = _previous(task, analysis)
+    return before if before is not None and rule(before, analysis, TASK) else None
 
 
 def _flag(row: int) -> str:
@@ -296,30 +335,24 @@ def _flag(row: int) -> str:
     )
 
 
-def _raised(zone: ZoneInfo, analysis: Analysis, tasks: set[str], rule: Rule) -> ZoneInfo:
-    """A ●● zone whose best stop the reader names as a task start, ●●● where it is safe."""
-    stop = analysis.stop(zone.best)
-    if zone.grade != SUBTOPIC or zone.best not in tasks or stop is None:
-        return zone
-    if not rule(stop, analysis):
-        return zone
-    reasons = [*zone.reasons, READER_REASON]
-    return dataclasses.replace(zone, grade=CLEAR, shape=CLEAR, reasons=reasons)
-
-
 def _with_zone(zones: list[ZoneInfo], stop: Stop, grade: str) -> list[ZoneInfo]:
-    """The zones with one at `stop` of at least `grade`, naming the reader."""
+    """The zones with one at `stop` of at least `grade`, naming the reader (a ●● zone there
+    is raised to ●●●, keeping its first and last stops)."""
     here = next((zone for zone in zones if zone.best == stop.uuid), None)
     if here is not None and (here.grade == CLEAR or grade == SUBTOPIC):
         if READER_REASON in here.reasons:
             return zones
         named = dataclasses.replace(here, reasons=[*here.reasons, READER_REASON])
         return [named if zone is here else zone for zone in zones]
+    if here is not None:
+        reasons = [*here.reasons, READER_REASON]
+        raised = dataclasses.replace(here, grade=grade, shape=grade, reasons=reasons)
+        return [raised if zone is here else zone for zone in zones]
     from keepd.core.analysis import ZoneInfo
 
-    multiple = here.multiple if here is not None else stop.multiple or 0.0
+    multiple = stop.multiple or 0.0
     made = ZoneInfo(stop.uuid, stop.uuid, stop.uuid, grade, grade, multiple, None, [READER_REASON])
-    return [*(zone for zone in zones if zone.best != stop.uuid), made]
+    return [*zones, made]
 
 
 def confirms(analysis: Analysis, uuid: str, starts: list[tuple[str, str]]) -> bool:

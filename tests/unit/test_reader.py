@@ -258,3 +258,37 @@ def test_with_the_reader_a_break_notice_waits_for_a_task_start(example: Read) ->
     # A task start one row from the stop lets the notice go.
     near = _answered(example, f'{{"row": {pick - 1}, "kind": "task"}}', pick - 1)
     assert alerts().consider("s", near)
+
+
+def test_a_task_start_the_curve_cannot_judge_is_taken_a_step_is_not(
+    example: Read, tmp_path: Path
+) -> None:
+    local = example.analysis
+    row = example.rows[38]  # the prompt before the newest: too few words kept to be eligible
+    stop = local.stop(row.uuid)
+    assert stop is not None and not stop.eligible and not safe(stop, local)
+    task = with_reader(
+        example, ReaderConfig(), answer_file=recorded(example, tmp_path, answer_at(example, 39))
+    )
+    assert task.pick == row.uuid and task.reader is not None and task.reader.moved
+    step = answer_at(example, 39, kind="step")
+    held = with_reader(example, ReaderConfig(), answer_file=recorded(example, tmp_path, step))
+    assert held.pick == local.pick and held.reader is not None and held.reader.flag
+
+
+def test_a_task_start_leaning_on_the_prompt_before_is_clear_there(
+    example: Read, tmp_path: Path
+) -> None:
+    local = example.analysis
+    row, before = example.rows[24], example.rows[23]  # the kept part after row 25 leans on 24
+    assert local.stop(before.uuid).grade is None  # type: ignore[union-attr]
+    text = json.dumps({"starts": [{"row": 25, "kind": "task"}], "newest": 21})
+    merged = with_reader(example, ReaderConfig(), answer_file=recorded(example, tmp_path, text))
+    assert merged.stop(row.uuid).grade is None  # type: ignore[union-attr]
+    clear = merged.stop(before.uuid)
+    assert clear is not None and clear.grade == "●●●" and clear.reasons == ["reader"]
+    # the first prompt has nothing before it to summarize: never ●●●
+    first = with_reader(
+        example, ReaderConfig(), answer_file=recorded(example, tmp_path, answer_at(example, 16))
+    )
+    assert first.stop(example.rows[0].uuid).grade is None  # type: ignore[union-attr]
