@@ -290,14 +290,16 @@ def merged(
     rule: Rule = takes,
 ) -> Analysis:
     """The analysis with the reader's answer as one more signal: the pick moves to the
-    reader's newest piece where `rule` takes that stop (else the answer is flagged and the
-    pick stays); every task start the reader names is a ●●● zone where `rule` takes it or
-    the prompt before it (`_clear_at`). Other rules are measured by
+    reader's newest task start (its newest piece where it names no task start before that)
+    where `rule` takes that stop, else the answer is flagged and the pick stays; every task
+    start the reader names is a ●●● zone where `rule` takes it or the prompt before it
+    (`_clear_at`). `reader.newest` is that task start. Other rules are measured by
     evaluation/probes/reader_merge.py."""
     by_row = {row.number: row.uuid for row in rows}
     starts = [(by_row[row], kind) for row, kind in answer.starts]
-    newest = by_row[answer.newest]
-    kind = answer.newest_kind
+    row = _newest_task(answer)
+    newest = by_row[row]
+    kind = TASK if row != answer.newest or answer.newest_kind == TASK else STEP
     stop = analysis.stop(newest)
     moved = stop is not None and rule(stop, analysis, kind)
     zones = list(analysis.zones)
@@ -313,9 +315,16 @@ def merged(
     stops = [_regraded(s, zones) for s in analysis.stops]
     from keepd.core.analysis import ReaderInfo
 
-    flag = None if moved else _flag(answer.newest)
+    flag = None if moved else _flag(row)
     info = ReaderInfo(source, sha, newest, kind, starts, moved, flag)
     return dataclasses.replace(analysis, zones=zones, stops=stops, pick=pick, reader=info)
+
+
+def _newest_task(answer: Answer) -> int:
+    """The row of the answer's newest task start at or before its newest piece (its newest
+    where it names no task start before it)."""
+    tasks = [row for row, kind in answer.starts if kind == TASK and row <= answer.newest]
+    return max(tasks, default=answer.newest)
 
 
 def _clear_at(task: Stop | None, analysis: Analysis, rule: Rule) -> Stop | None:

@@ -292,3 +292,16 @@ def test_a_task_start_leaning_on_the_prompt_before_is_clear_there(
         example, ReaderConfig(), answer_file=recorded(example, tmp_path, answer_at(example, 16))
     )
     assert first.stop(example.rows[0].uuid).grade is None  # type: ignore[union-attr]
+
+
+def test_the_pick_goes_to_the_newest_task_start_not_a_step_after_it(
+    example: Read, tmp_path: Path
+) -> None:
+    task, step = example.rows[15], example.rows[19]
+    text = json.dumps(
+        {"starts": [{"row": 16, "kind": "task"}, {"row": 20, "kind": "step"}], "newest": 20}
+    )
+    merged = with_reader(example, ReaderConfig(), answer_file=recorded(example, tmp_path, text))
+    assert merged.pick == task.uuid != step.uuid
+    assert merged.reader is not None and merged.reader.moved
+    assert (merged.reader.newest, merged.reader.newest_kind) == (task.uuid, "task")
