@@ -4,12 +4,12 @@ applied where the daemon would have asked it, beside keepd alone (evaluation/rep
 The daemon (keepd/daemon/reading.py, follow.py) asks the reader after a turn whose context
 share reaches the notice threshold while a notice of that kind can still be sent, once per
 prompt count (its cache is keyed by the request's hash), and decides on a fresh read of the
-file with the answer merged. The replay builds, at each such turn, the exact request the
+file with the answer merged, through `Alerts.consider` (a break notice waits for the answer to
+name a task start at its stop). The replay builds, at each such turn, the exact request the
 daemon would send (`keepd ask --print` of the file as it was then) and looks for a recorded
-answer with that request's hash. Recorded answers exist for each labelled session's whole
-history, which is the request of its last turn only: an earlier turn finds no answer, and there
-the local grade stands, as it does in the daemon when the reader fails. So with exact answers
-the reader can change only the notices of a session's last turn.
+answer with that request's hash (evaluation/data/reader/README.md: recorded turn by turn). A
+request without one counts as a failed ask: the local grade decides alone there, as it does in
+the daemon when the reader fails.
 
 The `hindsight` side is a bound, not the daemon: at every ask it cuts the whole-history answer
 to the prompts written so far (its starts among them; its newest where shown, else its last

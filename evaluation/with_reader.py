@@ -1,10 +1,12 @@
 """The reader's headline for `python -m evaluation`: the replayed notices and the label figures
 with the reader's recorded answers beside keepd alone, per side, each next to issue 28's floor.
 
-The reader fits nothing and the rule that takes its answer was chosen on no answer
-(evaluation/probes/reader_merge.py measures others), so its answers are scored as recorded on
-every side; keepd's own constants are as shipped, chosen on the calibration sessions (its
-figures left one project out are in the labels' section).
+The reader fits nothing: its answers are scored as recorded on every side. The rules that take
+its answer (keepd/core/reader.py `takes`, the ●●● at its task starts, the break notice waiting
+for a task start in keepd/daemon/alerts.py) were chosen on the calibration sessions' answers
+(evaluation/probes/reader_merge.py measures others) and have no constant; held out, no rule saw
+them. keepd's own constants are as shipped, chosen on the calibration sessions (its figures
+left one project out are in the labels' section).
 """
 
 from __future__ import annotations
@@ -154,7 +156,9 @@ NOTE = (
     "fails. The hindsight bound cuts the "
     "whole-history answer to the prompts so far at every ask: that answer saw later prompts, "
     "so it is not what the daemon would do. The label figures read the whole history, as the "
-    "labels do. The reader fits nothing: its answers are scored as recorded on both sides. "
+    "labels do. The reader fits nothing: its answers are scored as recorded on both sides; the "
+    "rules that take them (the merge, a break notice waiting for a task start) were chosen on "
+    "calibration's answers. "
     "keepd's constants are as shipped (chosen on calibration), except in the calibration rows "
     f'marked "{LEFT_OUT}": there the cues\' points and the ●●● total are fitted on the other '
     "projects' sessions (evaluation/fit_points.py), the newest-work model as shipped."
