@@ -72,7 +72,10 @@ class Alerts:
             return True
         from keepd.core.reader import confirms
 
-        return confirms(analysis, notice.stop, starts)
+        if confirms(analysis, notice.stop, starts):
+            return True
+        log.info("break notice for %s waits: the reader names no task start there", session_id)
+        return False
 
     def may_notify(self, session_id: str, share: float) -> bool:
         """Whether a notice of the kind `share` calls for could still be sent to this session

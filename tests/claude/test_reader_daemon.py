@@ -97,3 +97,35 @@ def test_the_notice_with_and_without_the_reader(
     else:
         assert asked == []
         assert picked.quote[:60] in notice["body"]
+
+
+def test_a_break_notice_waits_while_the_reader_names_no_task_start_there(
+    tmp_path: Path, world: World, fake_api: FakeApi, bus: PrivateBus
+) -> None:
+    need("dbus-send")
+    tree = daemon_tree(tmp_path, world, bus, True)
+    lines = example_lines()[: crossing(example_lines())]
+    scratch = tmp_path / "scratch.jsonl"
+    scratch.write_bytes(b"".join(lines))
+    read = read_for_reader(scratch)
+    row = next(r.number for r in read.rows if r.uuid == read.analysis.pick)
+    said = json.dumps({"starts": [{"row": row, "kind": "step"}], "newest": row})
+
+    def answer(request: Request) -> Reply:
+        return Reply(text=said if SYSTEM in request.joined() else "OK.")
+
+    fake_api.responder = answer
+    server = StandIn(bus, tmp_path / "calls.jsonl")
+    path = tree.session()
+    try:
+        with running(tree) as daemon:
+            for line in lines:
+                append(path, line)
+                time.sleep(0.002)
+            wait_until(lambda: "the reader names no task start" in daemon.output(), timeout=90)
+            daemon.settled(path)
+            assert server.calls() == [], "keepd alone sends a break notice here; it waits"
+    finally:
+        server.close()
+    asked = [r for r in fake_api.messages_posts() if SYSTEM in r.joined()]
+    assert len(asked) == 1
