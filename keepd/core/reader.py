@@ -303,7 +303,7 @@ def merged(
     stop = analysis.stop(newest)
     moved = stop is not None and rule(stop, analysis, kind)
     zones = list(analysis.zones)
-    for uuid in [uuid for uuid, kind in starts if kind == TASK]:
+    for uuid in [uuid for uuid, said in starts if said == TASK]:
         clear = _clear_at(analysis.stop(uuid), analysis, rule)
         zones = _with_zone(zones, clear, CLEAR) if clear is not None else zones
     pick = analysis.pick
