@@ -1,13 +1,14 @@
 """Counts the instructions one `keepd report` of a session costs, stage by stage, with callgrind.
 
-Run: `python scripts/count_instructions.py --session FILE [--reps 4] [--stages]`. Instruction
-counts do not move with another program's load, so a shared machine can compare two versions
-of the core where timings blur. Each figure is the difference of two runs under
+Run: `python scripts/count_instructions.py --session FILE [--reps 4] [--stages] [--whole]`.
+Instruction counts do not move with another program's load, so a shared machine can compare
+two versions of the core where timings blur. Each figure is the difference of two runs under
 `valgrind --tool=callgrind` (PYTHONHASHSEED=0, one BLAS thread) that repeat the work 2 and
 2 + `reps` times, divided by `reps`: start-up, imports and first-time costs cancel. With
 `--stages` it prints the cost of each prefix of the report's steps and of each step (the
-difference of consecutive prefixes), and orjson parsing the file's lines alone. Prints
-figures; asserts nothing. Needs valgrind.
+difference of consecutive prefixes), and orjson parsing the file's lines alone. With
+`--whole` the report is `keepd report --whole`'s (every line read: no compaction found, no
+skim). Prints figures; asserts nothing. Needs valgrind.
 """
 
 from __future__ import annotations
@@ -25,13 +26,15 @@ STEPS = ("find", "skim", "feed", "branch", "analysis")
 _COLLECTED = re.compile(r"Collected : (\d+)")
 
 
-def run_prefix(path: Path, upto: str, times: int) -> None:
-    """Runs the report's steps up to `upto` (or orjson alone, or the whole report) `times` times."""
+def run_prefix(path: Path, upto: str, times: int, *, whole: bool = False) -> None:
+    """Runs the report's steps up to `upto` (or orjson alone, or the whole report) `times` times,
+    for the current context or the `whole` history."""
     from evaluation.speed import parse_only
     from keepd.api import analyse_file
     from keepd.core.analysis import analyse_state
     from keepd.core.session import SessionState
-    from keepd.core.skim import context_start
+    from keepd.core.skim import ContextStart, context_start
+    from keepd.core.tree import Scope
 
     data = path.read_bytes()
     for _ in range(times):
@@ -39,12 +42,12 @@ def run_prefix(path: Path, upto: str, times: int) -> None:
             parse_only([data])
             continue
         if upto == "report":
-            analyse_file(path)
+            analyse_file(path, whole=whole)
             continue
-        start = context_start(data)
+        start = ContextStart() if whole else context_start(data)
         if upto == "find":
             continue
-        state = SessionState()
+        state = SessionState(Scope.WHOLE if whole else Scope.CURRENT)
         if start.offset:
             state.skim(data, start)
         if upto == "skim":
@@ -59,7 +62,7 @@ def run_prefix(path: Path, upto: str, times: int) -> None:
         analyse_state(state, path=str(path))
 
 
-def count(path: Path, upto: str, times: int) -> int:
+def count(path: Path, upto: str, times: int, *, whole: bool = False) -> int:
     """Instructions of a whole process running `run_prefix`, under callgrind."""
     env = dict(os.environ, PYTHONHASHSEED="0", OPENBLAS_NUM_THREADS="1")
     command = [
@@ -74,6 +77,7 @@ def count(path: Path, upto: str, times: int) -> int:
         str(times),
         "--session",
         str(path),
+        *(["--whole"] if whole else []),
     ]
     done = subprocess.run(command, env=env, capture_output=True, text=True, check=True)
     found = _COLLECTED.search(done.stderr)
@@ -82,8 +86,8 @@ def count(path: Path, upto: str, times: int) -> int:
     return int(found.group(1))
 
 
-def per_run(path: Path, upto: str, reps: int) -> float:
-    return (count(path, upto, 2 + reps) - count(path, upto, 2)) / reps
+def per_run(path: Path, upto: str, reps: int, *, whole: bool = False) -> float:
+    return (count(path, upto, 2 + reps, whole=whole) - count(path, upto, 2, whole=whole)) / reps
 
 
 def main() -> None:
@@ -91,20 +95,21 @@ def main() -> None:
     parser.add_argument("--session", type=Path, required=True)
     parser.add_argument("--reps", type=int, default=4)
     parser.add_argument("--stages", action="store_true", help="each step's cost too")
+    parser.add_argument("--whole", action="store_true", help="the whole history's report")
     parser.add_argument("--inner", help=argparse.SUPPRESS)
     parser.add_argument("--times", type=int, default=1, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.inner:
-        run_prefix(args.session, args.inner, args.times)
+        run_prefix(args.session, args.inner, args.times, whole=args.whole)
         return
-    report = per_run(args.session, "report", args.reps)
+    report = per_run(args.session, "report", args.reps, whole=args.whole)
     parsing = per_run(args.session, "orjson", args.reps)
     print(f"report   {report / 1e6:8.2f}M instructions")
     print(f"orjson   {parsing / 1e6:8.2f}M instructions  (report {report / parsing:.3f}x)")
     if args.stages:
         before = 0.0
         for step in STEPS:
-            prefix = per_run(args.session, step, args.reps)
+            prefix = per_run(args.session, step, args.reps, whole=args.whole)
             print(f"  {step:9} {(prefix - before) / 1e6:8.2f}M  (up to here {prefix / 1e6:.2f}M)")
             before = prefix
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import bisect
 import dataclasses
-from itertools import pairwise
 
 import numpy as np
 
@@ -12,6 +11,7 @@ from keepd.core.aftercut import FileTrail
 from keepd.core.cues import CueTally, StopCues
 from keepd.core.entries import BOOKKEEPING_LINE, EntryReader, Line
 from keepd.core.events import EventCodes, events, signals
+from keepd.core.frontier import Frontier
 from keepd.core.index import Growable, Index, IntArray
 from keepd.core.messages import DEFAULT_POLICY, Node, TextPolicy, make_node
 from keepd.core.skim import ContextStart, context_start, skim
@@ -65,7 +65,7 @@ class SessionState:
         self.resolves = 0
         self._branch: Branch | None = None
         self._resolved_nodes = 0  # tree nodes the branch accounts for
-        self._front: _Frontier | None = None
+        self._front: Frontier | None = None
         self._thinned = 0  # messages before this index have been thinned (compact mode)
         self._stops = Growable()
         self._flags = Growable(np.int8)  # per stop (core/events.py)
@@ -224,7 +224,7 @@ class SessionState:
         tree = self.tree
         return tree.superseded != self._superseded or tree.late_parents != self._late_parents
 
-    def _has_other_lines(self, node: Node, front: _Frontier) -> bool:
+    def _has_other_lines(self, node: Node, front: Frontier) -> bool:
         """Whether `node` opens a response that already has lines in the file: the walk
         pulls those in too (core/parallel.py), so only the tree can place them."""
         if node.msg_id is None or node.msg_id == front.group_id:
@@ -239,7 +239,7 @@ class SessionState:
         self._stops.append(np.asarray(branch.stops, dtype=np.int64))
         self._flags, self._pauses = Growable(np.int8), Growable(np.float64)
         self._keep_signals(branch, 0)
-        self._front = _Frontier.of(branch.messages, self.tree.nodes)
+        self._front = Frontier.of(branch.messages, self.tree.nodes)
         self._sync(branch.messages)
         self._resolved_nodes = len(self.tree.nodes)
         self._sidechain_only = self.tree.sidechain_only
@@ -252,7 +252,7 @@ class SessionState:
         self._flags.append(np.asarray(fresh.flags, dtype=np.int8))
         self._pauses.append(np.asarray(fresh.pauses, dtype=np.float64))
 
-    def _commit(self, added: list[Node], front: _Frontier, first: int) -> None:
+    def _commit(self, added: list[Node], front: Frontier, first: int) -> None:
         self._index(added, first)
         self._resolved_nodes = len(self.tree.nodes)
         self._front = front
@@ -356,75 +356,3 @@ def read_current(
 
 
 GONE = Node(pos=-1, kind="gone")  # stands for a thinned message in a compact branch
-
-
-class _Frontier:
-    """Where a branch can grow: under its newest message, an entry hung under that, or any
-    line of the newest API response and its tool results (parallel tool calls make those
-    siblings, and the loader pulls them all in, in file order)."""
-
-    def __init__(self, tip: Node, side: set[str], group: set[str], group_id: str | None) -> None:
-        self.tip = tip
-        self.side = side  # entries (not messages) hung under the tip
-        self.group = group  # lines of the newest response and their tool results
-        self.group_id = group_id
-
-    @classmethod
-    def of(cls, messages: list[Node], nodes: list[Node]) -> _Frontier | None:
-        if not messages:
-            return None
-        front = cls(messages[-1], set(), set(), None)
-        for node in reversed(messages):
-            if node.msg_id is not None:
-                front.group_id = node.msg_id
-                break
-            if not node.tool_results:
-                break
-        recent = messages[-64:]
-        if front.group_id is not None and _in_file_order(recent, front.group_id):
-            lines = {n.uuid for n in recent if n.uuid and n.msg_id == front.group_id}
-            results = {n.uuid for n in recent if n.uuid and n.parent in lines}
-            front.group = lines | results
-        for node in nodes[front.tip.pos + 1 :]:
-            front.hang(node)
-        return front
-
-    def copy(self) -> _Frontier:
-        return _Frontier(self.tip, set(self.side), set(self.group), self.group_id)
-
-    def hang(self, node: Node) -> None:
-        """Notes an entry that is not a message if it hangs under the tip."""
-        hangs = node.parent == self.tip.uuid or node.parent in self.side
-        if node.uuid is not None and node.parent is not None and hangs:
-            self.side.add(node.uuid)
-
-    def takes(self, node: Node) -> bool:
-        """Moves the tip to `node` if it continues the branch."""
-        parent = node.parent
-        if parent is None:
-            return False
-        # Under a line of the newest response only if the tip belongs to it too: a tip
-        # outside it (a result whose call is missing) is a dead end a walk would leave.
-        in_group = parent in self.group and self.tip.uuid in self.group
-        if parent != self.tip.uuid and parent not in self.side and not in_group:
-            return False
-        if node.msg_id is not None and node.msg_id != self.group_id:
-            self.group, self.group_id = set(), node.msg_id
-        if node.msg_id is not None or (node.tool_results and self.group_id is not None):
-            self.group.add(node.uuid or "")
-        else:
-            self.group, self.group_id = set(), None
-        self.tip, self.side = node, set()
-        return True
-
-
-def _in_file_order(recent: list[Node], group_id: str) -> bool:
-    """Whether the branch from the response's first line on is in file order, each line after
-    its parent. If not (a result linked to a call written after it), a line added under an
-    earlier one makes the walk place them anew (core/parallel.py): the tree resolves it."""
-    first = next((at for at, n in enumerate(recent) if n.msg_id == group_id), len(recent))
-    tail = recent[first:]
-    written = {n.uuid: n.pos for n in tail if n.uuid is not None}
-    if any(written.get(n.parent or "", -1) > n.pos for n in tail):
-        return False
-    return all(a.pos < b.pos for a, b in pairwise(tail))

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from itertools import chain
+from itertools import chain, compress
 
 import numpy as np
 import numpy.typing as npt
@@ -22,6 +22,7 @@ from keepd.core.words import SPACED, STOPWORDS, lowered_to_ascii, searched
 IntArray = npt.NDArray[np.int64]
 _SPACE = ord(" ")
 _DOT = ord(".")
+_A = ord("a")  # a piece that starts before it (a digit, "_" or ".") is searched
 # For a piece of k bytes (k = 0..16; 17 stands for longer), the masks of the bytes of it that
 # its first and its second 8-byte word hold.
 _HEAD_MASKS = np.array([(1 << 8 * min(k, 8)) - 1 for k in range(18)], dtype=np.uint64)
@@ -97,10 +98,8 @@ def word_keys(texts: Sequence[str]) -> WordKeys:
     long_enough = (ends - starts >= 3).nonzero()[0]  # shorter pieces hold no word
     starts, ends = starts[long_enough], ends[long_enough]
     distinct, ones = _distinct(spaced, starts, ends)
-    text = spaced.decode("ascii")  # one string, sliced: one object a distinct piece
-    edges = zip(starts[ones].tolist(), ends[ones].tolist(), strict=True)
-    found = [_words_of(text[s:e]) for s, e in edges]
-    return _expand(found, distinct, starts, _text_starts(encoded), len(texts))
+    spelled = _spelled(spaced, data, starts[ones], ends[ones])
+    return _expand(spelled, distinct, starts, text_starts=_text_starts(encoded), texts=len(texts))
 
 
 def _distinct(spaced: bytes, starts: IntArray, ends: IntArray) -> tuple[IntArray, IntArray]:
@@ -135,12 +134,37 @@ def _distinct(spaced: bytes, starts: IntArray, ends: IntArray) -> tuple[IntArray
     return which, order[opens]
 
 
-def _words_of(piece: str) -> list[str]:
-    """The content words in a piece, as `content_words` finds them: a piece that starts with
-    a letter and holds no dot is a word as it stands."""
-    if piece < "a" or "." in piece:
-        return searched(piece)
-    return [] if piece in STOPWORDS else [piece]
+def _spelled(
+    spaced: bytes, data: npt.NDArray[np.uint8], starts: IntArray, ends: IntArray
+) -> tuple[list[str], IntArray, IntArray]:
+    """The content words of the distinct pieces (`starts`, `ends`), as `content_words` finds
+    them, how many each piece has and where its own start among them.
+
+    A piece that starts with a letter and holds no dot is a word as it stands unless it is
+    a stopword, which is told for all pieces at once; only the others (file names, version
+    numbers) are searched with `WORD`, one by one. The words as they stand come first, the
+    searched ones after them, so no list is made for each piece: each such list outlived
+    the batch, and the cycle collector walked it again and again.
+    """
+    text = spaced.decode("ascii")  # one string, sliced: one object a distinct piece
+    pieces = [text[s:e] for s, e in zip(starts.tolist(), ends.tolist(), strict=True)]
+    dots = (data == _DOT).nonzero()[0]
+    odd = (data[starts] < _A) | (dots.searchsorted(starts) != dots.searchsorted(ends))
+    stop = np.fromiter(map(STOPWORDS.__contains__, pieces), dtype=bool, count=len(pieces))
+    kept = ~(odd | stop)
+    per = kept.astype(np.int64)
+    plain = kept.nonzero()[0]
+    spellings = list(compress(pieces, kept.tolist()))
+    base = np.zeros(len(pieces), dtype=np.int64)
+    base[plain] = np.arange(len(plain))
+    others = odd.nonzero()[0]
+    if len(others):
+        found = [searched(pieces[i]) for i in others.tolist()]
+        sizes = np.fromiter(map(len, found), dtype=np.int64, count=len(found))
+        per[others] = sizes
+        base[others] = len(plain) + sizes.cumsum() - sizes
+        spellings += chain.from_iterable(found)
+    return spellings, per, base
 
 
 def _text_starts(encoded: list[bytes]) -> IntArray:
@@ -150,13 +174,17 @@ def _text_starts(encoded: list[bytes]) -> IntArray:
 
 
 def _expand(
-    found: list[list[str]], distinct: IntArray, starts: IntArray, text_starts: IntArray, texts: int
+    spelled: tuple[list[str], IntArray, IntArray],
+    distinct: IntArray,
+    starts: IntArray,
+    *,
+    text_starts: IntArray,
+    texts: int,
 ) -> WordKeys:
-    """Every piece's words, from those of the distinct pieces, in the texts' order."""
-    spellings = list(chain.from_iterable(found))
+    """Every piece's words, from those of the distinct pieces (`_spelled`: the words, how many
+    each piece has, where its own start), in the texts' order."""
+    spellings, per, base = spelled
     keys = np.fromiter(map(hash, spellings), dtype=np.int64, count=len(spellings))
-    per = np.fromiter(map(len, found), dtype=np.int64, count=len(found))
-    base = per.cumsum() - per  # where each distinct piece's words start in `spellings`
     each = per[distinct]  # words in each piece
     if len(per) and per.max() > 1:
         piece = np.arange(len(distinct)).repeat(each)
