@@ -8,7 +8,7 @@ entry's time; a notice sent is remembered, as the daemon does.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -67,10 +67,12 @@ def replay(
     config: NotifyConfig | None = None,
     needs: frozenset[str] = frozenset(),
     tuning: Tuning = DEFAULT_TUNING,
+    rule: Callable[[tuple[str, ...]], bool] | None = None,
 ) -> Replayed:
     """The notices the daemon would send following `path` as it was written; with `needs`, a
     variant of the policy: a break notice whose stop names none of those reasons is not sent
-    (nor remembered); `tuning`: the grading's constants (keepd's own by default)."""
+    (nor remembered); with `rule`, one whose stop's reasons it refuses is not sent either;
+    `tuning`: the grading's constants (keepd's own by default)."""
     config = config or NotifyConfig()
     data = path.read_bytes()
     ends = _turn_ends(data)
@@ -90,6 +92,8 @@ def replay(
             continue
         found = _sent(path.name, turn, analysis, notice.stop, notice.urgent, prompt=prompt)
         if needs and not notice.urgent and not needs & set(found.reasons):
+            continue
+        if rule is not None and not notice.urgent and not rule(found.reasons):
             continue
         memory.remember(notice.session_id, notice.key)
         sent.append(found)
