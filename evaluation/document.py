@@ -1,10 +1,11 @@
 """Writes docs/EVALUATION.md (the guide: headline figures), docs/EVALUATION-reference.md (every
-table behind them and the rest) and their figures from one run of the evaluation."""
+table behind them and the rest) and their figures from one run of the evaluation.
+
+The section on keepd against the other methods is `methods_doc`'s; what the machine's load was
+while keepd was timed, and the words for it, are `load`'s."""
 
 from __future__ import annotations
 
-import statistics
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -12,6 +13,8 @@ import numpy as np
 
 from evaluation import (
     guide_doc,
+    load,
+    methods_doc,
     plots,
     ranks,
     readers_doc,
@@ -23,8 +26,8 @@ from evaluation import (
 )
 from evaluation.dialogue import DatasetResult, Row
 from evaluation.labels import Labelled, Source
-from evaluation.markdown import image, number, percent, table
-from evaluation.picks import Choice, MethodRows, Timed, exact, within_one
+from evaluation.markdown import image, number, table
+from evaluation.picks import MethodRows, Timed
 from evaluation.replay import Replayed
 from evaluation.score import Prepared
 from evaluation.sessions import GroupCases
@@ -46,6 +49,7 @@ class Run:
     shared: Path
     tiny: bool
     machine: str
+    load: load.Load
     segmentation: list[DatasetResult]
     groups: list[GroupCases]
     labelled: list[Prepared]
@@ -70,14 +74,18 @@ def write(run: Run, out: Path) -> Path:
     """Writes both pages; returns the guide's path."""
     _figures(run, out)
     parts = [
-        _header(run, "the reference", "The headline figures are in [the guide](EVALUATION.md)."),
+        _header(
+            run,
+            "the reference",
+            "The headline figures are in [the guide](EVALUATION.md)." + _loaded(run),
+        ),
         readers_doc.headline(run.replayed, run.readers),
         _segmentation(run),
         _sessions(run),
         readers_doc.readers_section(run.readers, run.groups),
         readers_doc.replay_section(run.replayed, _every_label(run)),
         guide_doc.reference_section(run.reader),
-        _methods(run),
+        methods_doc.section(run.methods, run.timed, run.labelled, FIGURES["picks"]),
         _tail(run),
         _zones(run),
         _robustness(run),
@@ -85,7 +93,7 @@ def write(run: Run, out: Path) -> Path:
     ]
     (out / guide_doc.REFERENCE).write_text("\n\n".join(parts) + "\n", encoding="utf-8")
     path = out / "EVALUATION.md"
-    header = _header(run, "the guide", "")
+    header = _header(run, "the guide", _loaded(run))
     path.write_text(guide_doc.guide(header, run.reader, run.readers) + "\n", encoding="utf-8")
     return path
 
@@ -102,7 +110,7 @@ def _figures(run: Run, out: Path) -> None:
         },
         out / FIGURES["segmentation"],
     )
-    pooled = _pooled_rates(run.methods)
+    pooled = methods_doc.pooled_rates(run.methods)
     title = "held-out joins, each piece its own tail (pooled)"
     plots.picks(pooled, title, out / FIGURES["picks"])
     ex = run.example
@@ -117,15 +125,6 @@ def _label(row: Row) -> str:
     return f"{row.method} ({row.setting})" if "published" in row.setting else row.method
 
 
-def _pooled_rates(rows: MethodRows) -> dict[str, tuple[float, float]]:
-    """Each method on the held-out joins whose pieces have their own tails, pooled."""
-    out = {}
-    for method, by_kind in rows.choices.items():
-        pooled = [c for kind in rows.independent for c in by_kind[kind]]
-        out[method] = (exact(pooled), within_one(pooled))
-    return out
-
-
 def _combination_rates(run: Run, role: str) -> list[float]:
     chosen = [s.near for s in run.sweeps if s.role == role]
     if not chosen:
@@ -138,6 +137,11 @@ def _combination_rates(run: Run, role: str) -> list[float]:
 
 def _header(run: Run, page: str, more: str) -> str:
     return guide_doc.header(run.seconds, run.machine, run.tiny, page, more)
+
+
+def _loaded(run: Run) -> str:
+    """The warning that opens both pages when the machine was loaded while keepd was timed."""
+    return f"\n\n{load.warning(run.load)}" if run.load.loaded else ""
 
 
 def _segmentation(run: Run) -> str:
@@ -270,95 +274,6 @@ piece and the joins' gold (the junction, or the newest task inside the last piec
 {sessions.outranking_table(groups, run.labelled)}"""
 
 
-def _methods(run: Run) -> str:
-    data = run.methods
-    names = list(data.choices)
-    rows = []
-    for kind, cases in data.kinds.items():
-        cells = [_cell(kind, data.choices[name][kind]) for name in names]
-        rows.append([kind, len(cases), *cells])
-    every = {name: [c.seconds for cs in data.choices[name].values() for c in cs] for name in names}
-    ms = [f"{statistics.median(every[n]) * 1000:.1f}" if every[n] else "-" for n in names]
-    rows.append(["ms per session (median)", "", *ms])
-    settings = "\n".join(f"- {name}: {data.settings[name]}" for name in names)
-    return f"""## Sessions: keepd against the other methods
-
-Each method chooses one stop:
-
-{settings}
-
-Cells are *pick at the gold / within one stop*, held-out joins only, the gold being each
-join's ("Sessions: keepd's pick": the junction, or the newest task the last piece's readers
-marked inside it). In the first three rows every piece has the same tail (stitch.py's
-`--tail`), so the junction of two pieces is the middle stop and the even split scores by
-construction where the gold is the junction; in the rows marked "tails", each piece has its
-own tail and the junction can be anywhere. Pelt's penalty ({data.pelt_penalty:g}) was chosen
-on the calibration joins. On unstitched sessions, where no break was made on purpose, the cell
-is how often a method names a stop at all. Times exclude reading the file (curve, turns and
-bag of words come prepared); keepd's is its grading alone.
-
-{table(["cases", "n", *names], rows)}
-
-{_standing(data)}
-
-{image(FIGURES["picks"], "Picks at the gold and within one stop, per method")}
-
-### TextTiling, timed against keepd on the same sessions
-
-TextTiling's block comparison takes seconds on a session, so it runs on a sample: the first
-{_sample_note(run)} (two processes). Its one stop is the turn nearest its deepest gap (nltk's
-defaults, w=20, k=10; the turns' content words as text). keepd's time here is the whole
-analysis of the file, reading and parsing included.
-
-{_timed_table(run.timed)}"""
-
-
-def _standing(data: MethodRows) -> str:
-    """keepd against the best other method on the joins whose junction can be anywhere."""
-    rates = _pooled_rates(data)
-    keepd = rates.pop("keepd")
-    best = max(rates, key=lambda name: rates[name][1])
-    return (
-        f"Pooled over the joins whose pieces have their own tails, keepd picks the gold "
-        f"{percent(keepd[0])} of the time ({percent(keepd[1])} within one stop); the best other "
-        f"method within one stop is {best}: {percent(rates[best][0])} / {percent(rates[best][1])}."
-    )
-
-
-def _cell(kind: str, choices: Sequence[Choice]) -> str:
-    if kind == "unstitched":
-        return percent(sum(1 for c in choices if c.pick is not None) / max(len(choices), 1))
-    return f"{percent(exact(choices))} / {percent(within_one(choices))}"
-
-
-def _sample_note(run: Run) -> str:
-    labelled = sum(1 for t in run.timed if t.name in {c.case.name for c in run.labelled})
-    return (
-        f"{len(run.timed) - labelled} held-out joins (tails 8-15) and {labelled} labelled sessions"
-    )
-
-
-def _timed_table(timed: Sequence[Timed]) -> str:
-    rows = []
-    for name, choices in (
-        ("keepd (analyse_file, whole history)", [t.keepd for t in timed]),
-        ("TextTiling, block comparison", [t.block for t in timed]),
-        ("TextTiling, vocabulary introduction", [t.vocabulary for t in timed]),
-    ):
-        seconds = [c.seconds for c in choices]
-        rows.append(
-            [
-                name,
-                len(choices),
-                percent(exact(choices)),
-                percent(within_one(choices)),
-                f"{statistics.median(seconds) * 1000:.0f} ms" if seconds else "-",
-                f"{sum(seconds):.1f} s",
-            ]
-        )
-    return table(["method", "n", "pick at gold", "within one", "median per session", "total"], rows)
-
-
 def _tail(run: Run) -> str:
     return f"""## Does the score rank stops by tail size?
 
@@ -429,6 +344,8 @@ def _speed(run: Run) -> str:
     return f"""## Speed
 
 Machine: {run.machine}.
+
+{load.describe(run.load)}
 
 Cold analysis of the corpus ({cold.files} files, {cold.megabytes:.1f} MB, in the page cache; the
 runs timed in turns, best of seven, in this process's CPU time): keepd

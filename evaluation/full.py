@@ -14,7 +14,18 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from evaluation import dialogue, labels, picks, ranks, replay, speed, sweep, with_reader, zones
+from evaluation import (
+    dialogue,
+    labels,
+    load,
+    picks,
+    ranks,
+    replay,
+    speed,
+    sweep,
+    with_reader,
+    zones,
+)
 from evaluation.cases import (
     CALIBRATION,
     HELD_OUT,
@@ -61,6 +72,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     out = args.out or Path(__file__).resolve().parents[1] / "docs"
     out.mkdir(parents=True, exist_ok=True)
+    _warn_if_busy()
     started = time.perf_counter()
     run = collect(shared.resolve(), TINY if args.tiny else Scale(), out)
     run = dataclasses.replace(run, seconds=time.perf_counter() - started)
@@ -73,10 +85,16 @@ def collect(shared: Path, scale: Scale, out: Path) -> Run:
     # Speed first, in a process that holds nothing yet: later, hundreds of prepared cases
     # make the garbage collector's passes longer and the timings with them.
     _log("speed")
+    before = load.now()
     cold = speed.cold_corpus(shared, scale.cold_runs)
     appends = speed.per_append(scale.append_sizes, scale.probes)
     root = Path(__file__).resolve().parents[1]
     daemon = speed.daemon_bench(root) if scale.daemon else "skipped (--tiny)."
+    measured = load.Load(before, load.now(), load.cores())
+    if measured.loaded:
+        print(f"evaluation.full: warning: {measured.others:.1f} of {measured.cores} cores were "
+              "busy with other processes while keepd was timed; the document says so",
+              file=sys.stderr, flush=True)
     with tempfile.TemporaryDirectory(prefix="keepd-eval-") as folder:
         groups = _groups(shared, Path(folder), scale)
         labelled = [prepare(case) for case in labelled_cases(shared)]
@@ -112,6 +130,7 @@ def collect(shared: Path, scale: Scale, out: Path) -> Run:
             shared=shared,
             tiny=scale.tiny,
             machine=speed.machine(),
+            load=measured,
             segmentation=segmentation,
             groups=groups,
             labelled=labelled,
@@ -134,6 +153,15 @@ def collect(shared: Path, scale: Scale, out: Path) -> Run:
 
 
 _STARTED = time.perf_counter()
+
+
+def _warn_if_busy() -> None:
+    """Says at the start, while there is time to stop, that the speed rows would run loaded."""
+    reading = load.now()
+    if reading > load.LOADED_SHARE * load.cores():
+        print(f"evaluation.full: warning: the load average is {reading:.2f} on {load.cores()} "
+              "cores; if it stays so, the speed rows are a loaded machine's (the document says so)",
+              file=sys.stderr, flush=True)
 
 
 def _log(step: str) -> None:

@@ -59,6 +59,12 @@ def test_full_evaluation_on_a_tiny_subset(shared: Path, tmp_path: Path) -> None:
     assert "keepd against trivial picks and grades" in text
     assert "A `--tiny` run" in text and "A `--tiny` run" in guide
     assert "for orjson" in text
+    assert "Load: the 1-minute load average was" in text
+    loaded = "**The machine was loaded while this run timed keepd**"
+    if loaded in text.split("## Speed")[1]:
+        assert loaded in text.split("\n## ")[0] and loaded in guide.split("\n## ")[0]
+    else:
+        assert loaded not in text and loaded not in guide
     first = guide.index("## The notices a person would get, keepd alone and with the reader")
     assert first < guide.index("## keepd alone on every labelled session")
     for side in ("### calibration", "### held out"):

@@ -7,6 +7,7 @@ session in both scopes."""
 
 from __future__ import annotations
 
+import functools
 import html
 import re
 from dataclasses import replace
@@ -40,14 +41,17 @@ NOTE_ROW = re.compile(
 )
 
 
-def analyses(paths: list[Path]) -> list[tuple[str, Analysis]]:
+@functools.cache
+def analyses(paths: tuple[Path, ...]) -> tuple[tuple[str, Analysis], ...]:
+    """Read once for the module's tests: they only read an analysis, and each test's HOME is as
+    empty as the next one's, so the first test's analyses are every test's (about 2.7 s each)."""
     out = [("example", analyse_file(example_session()))]
     for path in paths:
         out += [
             (f"{path.name} {scope}", analyse_file(path, whole=scope == "whole"))
             for scope in ("current", "whole")
         ]
-    return out
+    return tuple(out)
 
 
 @pytest.fixture
@@ -57,7 +61,7 @@ def every(request: pytest.FixtureRequest) -> list[tuple[str, Analysis]]:
         paths: list[Path] = request.getfixturevalue("corpus_sessions")
     except pytest.skip.Exception:
         paths = []
-    return analyses(paths)
+    return list(analyses(tuple(paths)))
 
 
 def rows_of(text: str) -> list[str]:
