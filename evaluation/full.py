@@ -158,7 +158,7 @@ _STARTED = time.perf_counter()
 def _warn_if_busy() -> None:
     """Says at the start, while there is time to stop, that the speed rows would run loaded."""
     reading = load.now()
-    if reading > load.LOADED_SHARE * load.cores():
+    if load.Load(reading, reading, load.cores()).loaded:
         print(f"evaluation.full: warning: the load average is {reading:.2f} on {load.cores()} "
               "cores; if it stays so, the speed rows are a loaded machine's (the document says so)",
               file=sys.stderr, flush=True)

@@ -14,17 +14,16 @@ asserts nothing. Needs valgrind; takes minutes (two runs at a time).
 from __future__ import annotations
 
 import argparse
-import os
-import re
-import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # count_instructions beside it
+
+from count_instructions import callgrind_instructions
 
 RUNS = ("warm-up", "default", "whole", "orjson")
-_COLLECTED = re.compile(r"Collected : (\d+)")
 
 
 def sample(shared: Path, every: int) -> list[Path]:
@@ -50,25 +49,8 @@ def run(paths: list[Path], what: str) -> None:
 
 def count(shared: Path, every: int, what: str) -> int:
     """Instructions of a whole process doing `run`, under callgrind."""
-    env = dict(os.environ, PYTHONHASHSEED="0", OPENBLAS_NUM_THREADS="1")
-    command = [
-        "valgrind",
-        "--tool=callgrind",
-        "--callgrind-out-file=/dev/null",
-        sys.executable,
-        __file__,
-        "--shared",
-        str(shared),
-        "--every",
-        str(every),
-        "--inner",
-        what,
-    ]
-    done = subprocess.run(command, env=env, capture_output=True, text=True, check=True)
-    found = _COLLECTED.search(done.stderr)
-    if found is None:
-        raise SystemExit(f"no instruction count in callgrind's output:\n{done.stderr[-2000:]}")
-    return int(found.group(1))
+    arguments = ["--shared", str(shared), "--every", str(every), "--inner", what]
+    return callgrind_instructions(__file__, arguments)
 
 
 def main() -> None:

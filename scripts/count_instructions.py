@@ -62,28 +62,23 @@ def run_prefix(path: Path, upto: str, times: int, *, whole: bool = False) -> Non
         analyse_state(state, path=str(path))
 
 
-def count(path: Path, upto: str, times: int, *, whole: bool = False) -> int:
-    """Instructions of a whole process running `run_prefix`, under callgrind."""
+def callgrind_instructions(script: str, arguments: list[str]) -> int:
+    """Instructions of a whole process running `script` with `arguments`, under callgrind
+    (PYTHONHASHSEED=0 and one BLAS thread, so that two runs of the same code agree)."""
     env = dict(os.environ, PYTHONHASHSEED="0", OPENBLAS_NUM_THREADS="1")
-    command = [
-        "valgrind",
-        "--tool=callgrind",
-        "--callgrind-out-file=/dev/null",
-        sys.executable,
-        __file__,
-        "--inner",
-        upto,
-        "--times",
-        str(times),
-        "--session",
-        str(path),
-        *(["--whole"] if whole else []),
-    ]
+    command = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null"]
+    command += [sys.executable, script, *arguments]
     done = subprocess.run(command, env=env, capture_output=True, text=True, check=True)
     found = _COLLECTED.search(done.stderr)
     if found is None:
         raise SystemExit(f"no instruction count in callgrind's output:\n{done.stderr[-2000:]}")
     return int(found.group(1))
+
+
+def count(path: Path, upto: str, times: int, *, whole: bool = False) -> int:
+    """Instructions of a whole process running `run_prefix`, under callgrind."""
+    arguments = ["--inner", upto, "--times", str(times), "--session", str(path)]
+    return callgrind_instructions(__file__, arguments + (["--whole"] if whole else []))
 
 
 def per_run(path: Path, upto: str, reps: int, *, whole: bool = False) -> float:

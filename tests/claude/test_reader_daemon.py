@@ -65,15 +65,22 @@ def safe_row_elsewhere(path: Path) -> tuple[int, str]:
     raise AssertionError("no safe row besides the pick")
 
 
+def crossing_copy(folder: Path) -> tuple[list[bytes], Path]:
+    """The example's lines up to the turn that crosses the threshold, and a copy of them in
+    `folder` to read the analysis the daemon will make."""
+    lines = example_lines()[: crossing(example_lines())]
+    scratch = folder / "scratch.jsonl"
+    scratch.write_bytes(b"".join(lines))
+    return lines, scratch
+
+
 @pytest.mark.parametrize("reader", [False, True], ids=["without", "with"])
 def test_the_notice_with_and_without_the_reader(
     reader: bool, tmp_path: Path, world: World, fake_api: FakeApi, bus: PrivateBus
 ) -> None:
     need("dbus-send")
     tree = daemon_tree(tmp_path, world, bus, reader)
-    lines = example_lines()[: crossing(example_lines())]
-    scratch = tmp_path / "scratch.jsonl"
-    scratch.write_bytes(b"".join(lines))
+    lines, scratch = crossing_copy(tmp_path)
     local = read_for_reader(scratch).analysis
     row, quote = safe_row_elsewhere(scratch)
 
@@ -104,9 +111,7 @@ def test_a_break_notice_waits_while_the_reader_names_no_task_start_there(
 ) -> None:
     need("dbus-send")
     tree = daemon_tree(tmp_path, world, bus, True)
-    lines = example_lines()[: crossing(example_lines())]
-    scratch = tmp_path / "scratch.jsonl"
-    scratch.write_bytes(b"".join(lines))
+    lines, scratch = crossing_copy(tmp_path)
     read = read_for_reader(scratch)
     row = next(r.number for r in read.rows if r.uuid == read.analysis.pick)
     said = json.dumps({"starts": [{"row": row, "kind": "step"}], "newest": row})
