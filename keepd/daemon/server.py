@@ -40,6 +40,10 @@ BACKLOG = 32
 MAX_CONNECTIONS = 1024  # open at once (fewer if the descriptor limit is low)
 ACCEPT_BATCH = 16  # connections accepted per turn of the loop, so that their requests are read
 RETRY_SECONDS = 0.05  # accepting again after running out of descriptors or of idle connections
+# A socket just accepted is not closed to make room for this long, so that its client has the
+# turn to send its request (a loaded machine may hold it between connect and send): a flood
+# of silent sockets then waits this long longer for room.
+FRESH_SECONDS = 0.25
 SHORT_OF_DESCRIPTORS = (errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM)
 
 
@@ -61,6 +65,15 @@ def bind_socket(path: Path) -> socket.socket:
     path.chmod(0o600)
     sock.listen(BACKLOG)
     return sock
+
+
+def evictable(connection: Connection, fresh_after: float) -> bool:
+    """Whether `connection` may be closed to make room: it is waited for, not closed already,
+    and not a socket accepted after `fresh_after` that has sent nothing yet."""
+    since = connection.idle_since
+    if since is None or connection.evicted:
+        return False
+    return connection.sock is None or since <= fresh_after
 
 
 class Server:
@@ -162,12 +175,15 @@ class Server:
         self._resume()
 
     def _make_room(self, wanted: int) -> None:
-        """Closes up to `wanted` connections, those waited for the longest; one whose request
-        has arrived but is not read yet (a client that just connected) is spared."""
+        """Closes up to `wanted` connections, those waited for the longest. Spared: one whose
+        request has arrived but is not read yet, and a socket accepted within `FRESH_SECONDS`
+        that has not sent anything yet (its client may not have had the turn to send its
+        request: a flood must not close a real client's new connection; accepting waits)."""
         wanted -= sum(1 for connection in self.connections if connection.evicted)
         if wanted <= 0:
             return
-        idle = [c for c in self.connections if c.idle_since is not None and not c.evicted]
+        fresh_after = self.clock() - FRESH_SECONDS
+        idle = [c for c in self.connections if evictable(c, fresh_after)]
         idle.sort(key=lambda connection: connection.idle_since or 0.0)
         for connection in idle:
             if wanted <= 0:
