@@ -11,6 +11,13 @@ reader's task boundary on the other projects (ties: the earlier in `RULES`, toda
 names that project's notices. Calibration only (boundaries.json); nothing held out is read.
 Stops in the listing are positions among the session's whole-history stops (as the labels
 count them); `-` where a stop is not among them, `t`/`s` a start's kind.
+
+Measured on calibration (the daemon asking before every urgent notice it has due): urgent
+notices at a task boundary 6/12 today, 7/12 naming the answer's newest task start taken or
+flagged (one notice, yutakobayashidev__dotnix), 5/12 its newest row; left one project out 6/12
+(that rule is chosen in 11 of 12 folds, but not in the one whose notice it gains): not
+shipped. Five of the six misses are urgent notices where neither reader marks a task so far
+and the answer names only steps: no stop named fixes them.
 """
 
 from __future__ import annotations
