@@ -75,8 +75,9 @@ by the request's hash (`evaluation/data/reader/`)."""
         with_reader.NOTE
         + " The daemon asks the reader only while a notice of the kind due may still come (no"
         " break notice sent yet, or, where the urgent one is due, none in this filling of the"
-        " context), so a session's later notices are decided on the local grade. Printed by `python -m evaluation`; the label"
-        " figures alone by `python -m evaluation.reader [--held-out]`."
+        " context), so a session's later notices are decided on the local grade. Printed by"
+        " `python -m evaluation`; the label figures alone by `python -m evaluation.reader"
+        " [--held-out]`."
     )
     return "\n\n".join(parts)
 
