@@ -73,10 +73,11 @@ by the request's hash (`evaluation/data/reader/`)."""
         )
     parts.append(
         with_reader.NOTE
-        + " The daemon asks the reader only while a notice of that kind may still come (no"
-        " break notice sent yet, or above `notify.urgent` no urgent one), so a session's later"
-        " notices are decided on the local grade. Printed by `python -m evaluation`; the label"
-        " figures alone by `python -m evaluation.reader [--held-out]`."
+        + " The daemon asks the reader only while a notice of the kind due may still come (no"
+        " break notice sent yet, or, where the urgent one is due, none in this filling of the"
+        " context), so a session's later notices are decided on the local grade. Printed by"
+        " `python -m evaluation`; the label figures alone by `python -m evaluation.reader"
+        " [--held-out]`."
     )
     return "\n\n".join(parts)
 

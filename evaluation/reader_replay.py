@@ -135,7 +135,7 @@ def replay_with(path: Path, answerer: Answerer, config: NotifyConfig | None = No
                 state = read_current(data[:end], detail=False, compact=True, at_rest=False)
                 analysis = analyse_state(state, path=str(path), every_stop=False)
             session_id = analysis.session_id or path.name
-            if _asks(analysis, alerts, session_id, config):
+            if _asks(analysis, alerts, session_id):
                 prefix.write_bytes(data[:end])
                 read = read_for_reader(prefix)
                 # No prompt to read: the daemon asks nothing (ops.reader.with_reader).
@@ -176,12 +176,9 @@ def daemon_requests(path: Path, answers: Path = ANSWERS) -> list[tuple[int, str]
     return [(ask.row, text) for ask, text in zip(run.asks, texts, strict=True)]
 
 
-def _asks(analysis: Analysis, alerts: Alerts, session_id: str, config: NotifyConfig) -> bool:
+def _asks(analysis: Analysis, alerts: Alerts, session_id: str) -> bool:
     """Whether the daemon would ask the reader before deciding (follow.py `_ask_reader`)."""
-    share = analysis.context.get("share")
-    if share is None or share < config.threshold:
-        return False
-    return alerts.may_notify(session_id, share)
+    return alerts.may_notify(session_id, analysis)
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from keepd.daemon.policy import Notice, decide
+from keepd.daemon.policy import Notice, decide, kind_due
 
 if TYPE_CHECKING:
     from keepd.config import NotifyConfig
@@ -77,16 +77,17 @@ class Alerts:
         log.info("break notice for %s waits: the reader names no task start there", session_id)
         return False
 
-    def may_notify(self, session_id: str, share: float) -> bool:
-        """Whether a notice of the kind `share` calls for could still be sent to this session
-        (on, not paused or muted, none of that kind sent yet): the reader is asked only then."""
+    def may_notify(self, session_id: str, analysis: Analysis) -> bool:
+        """Whether a notice of the kind the analysis calls for, as `decide` finds it, could
+        still be sent to this session (on, not paused or muted, no break notice sent yet, or
+        no urgent one in this filling of the context): the reader is asked only then."""
         now = self.clock()
         if not self.config.enabled or self.memory.is_paused(now):
             return False
         if self.memory.muted(session_id, now):
             return False
-        kind = "urgent" if share >= self.config.urgent else "break"
-        return not self.memory.notified_kind(session_id, kind)
+        due = kind_due(analysis, self.config)
+        return due is not None and not self.memory.notified_kind(session_id, *due)
 
     async def flush(self) -> int:
         """Sends what is pending; stops at the first failure (the server is away, or the

@@ -181,10 +181,9 @@ class Follower:
 
     def _ask_reader(self, session_id: str, analysis: Analysis) -> bool:
         """Whether the reader is on and a notice may follow, so it is asked first."""
-        share = analysis.context.get("share")
-        if self.reading is None or share is None or not self.reading.wanted(analysis, self.notify):
+        if self.reading is None or not self.reading.wanted(analysis, self.notify):
             return False
-        return self.alerts.may_notify(session_id, share)
+        return self.alerts.may_notify(session_id, analysis)
 
     def _notice(self, session_id: str, analysis: Analysis) -> None:
         if self.alerts.consider(session_id, analysis):

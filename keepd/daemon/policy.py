@@ -49,22 +49,20 @@ def decide(
     analysis: Analysis, session_id: str, config: NotifyConfig, memory: Memory, now: float
 ) -> Notice | None:
     """The notice `analysis` calls for, or None (quiet, muted, paused, or already sent)."""
-    share = analysis.context.get("share")
-    if not config.enabled or share is None or analysis.path is None:
+    due = kind_due(analysis, config)
+    if not config.enabled or due is None or analysis.path is None:
         return None
     if memory.is_paused(now) or memory.muted(session_id, now):
         return None
-    filled = f"@{filling(analysis)}"  # a compaction or a cut starts a new filling
-    if share >= urgent_share(analysis.context, config.urgent):
+    kind, filled = due
+    if kind == "urgent":
         once = not memory.notified_kind(session_id, "urgent", filled)
-        stop, kind = (_urgent_stop(analysis) if once else None), "urgent"
-    elif share >= config.threshold:
-        stop, kind = _clear_pick(analysis, config.min_frees), "break"
+        stop = _urgent_stop(analysis) if once else None
     else:
-        return None
+        stop = _clear_pick(analysis, config.min_frees)
     if stop is None:
         return None
-    key = f"{kind}:{stop.uuid}" + (filled if kind == "urgent" else "")
+    key = f"{kind}:{stop.uuid}{filled}"
     if memory.was_notified(session_id, key):
         return None
     title, body = words(analysis, stop, urgent=kind == "urgent")
@@ -78,6 +76,18 @@ def decide(
         stop=stop.uuid,
         quote=stop.quote,
     )
+
+
+def kind_due(analysis: Analysis, config: NotifyConfig) -> tuple[str, str] | None:
+    """The kind of notice the context's share calls for ("urgent" or "break"), with the end
+    of its key ("@<filling>" for an urgent one: one per filling), or None (below `threshold`).
+    """
+    share = analysis.context.get("share")
+    if share is None:
+        return None
+    if share >= urgent_share(analysis.context, config.urgent):
+        return "urgent", f"@{filling(analysis)}"  # a compaction or a cut starts a new filling
+    return ("break", "") if share >= config.threshold else None
 
 
 def filling(analysis: Analysis) -> str:

@@ -4,6 +4,7 @@ recorded answers and the cache (ops/reader.py)."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -214,6 +215,13 @@ def test_doctor_says_what_is_sent_and_to_whom(
     assert "claude -p --model haiku" in on.summary
 
 
+def _at(share: float, trigger: int = 200_000, compacted_at: str | None = None) -> Analysis:
+    from tests.unit.test_policy import analysis
+
+    context = {**analysis(share).context, "trigger": trigger}
+    return dataclasses.replace(analysis(share), context=context, compacted_at=compacted_at)
+
+
 def test_the_daemon_asks_only_while_a_notice_of_that_kind_may_come() -> None:
     from keepd.config import NotifyConfig
     from keepd.daemon.alerts import Alerts
@@ -221,11 +229,32 @@ def test_the_daemon_asks_only_while_a_notice_of_that_kind_may_come() -> None:
 
     memory = Memory()
     alerts = Alerts(NotifyConfig(), memory, lambda: True, clock=lambda: 1000.0)
-    assert alerts.may_notify("s", 0.65) and alerts.may_notify("s", 0.9)
+    assert not alerts.may_notify("s", _at(0.55))  # below the threshold: no notice follows
+    assert alerts.may_notify("s", _at(0.65)) and alerts.may_notify("s", _at(0.9))
     memory.remember("s", "break:u1")
-    assert not alerts.may_notify("s", 0.65) and alerts.may_notify("s", 0.9)
+    assert not alerts.may_notify("s", _at(0.65)) and alerts.may_notify("s", _at(0.9))
     memory.mute("s", None)
-    assert not alerts.may_notify("s", 0.9)
+    assert not alerts.may_notify("s", _at(0.9))
+
+
+def test_the_daemon_asks_before_every_urgent_notice_decide_would_send() -> None:
+    """As `decide` finds the urgent notice: of the way to the auto-compact point (a trigger
+    below the window brings it below `notify.urgent`), once per filling of the context."""
+    from keepd.config import NotifyConfig
+    from keepd.daemon.alerts import Alerts
+    from keepd.daemon.policy import decide
+    from keepd.ops.memory import Memory
+
+    memory = Memory()
+    alerts = Alerts(NotifyConfig(), memory, lambda: True, clock=lambda: 1000.0)
+    memory.remember("s1", "break:u1")
+    early = _at(0.7, trigger=160_000)  # 80% of the way to a trigger at 80% of the window
+    notice = decide(early, "s1", alerts.config, memory, 1000.0)
+    assert notice is not None and notice.urgent
+    assert alerts.may_notify("s1", early)
+    memory.remember("s1", notice.key)
+    assert not alerts.may_notify("s1", early)
+    assert alerts.may_notify("s1", _at(0.9, compacted_at="boundary-1"))  # a new filling
 
 
 def _answered(example: Read, starts: str, newest: int) -> Analysis:
