@@ -183,8 +183,8 @@ def _fill_queued_prompt(node: Node, entry: Entry, policy: TextPolicy) -> None:
     node.is_prompt = True
     attached = get("attachment")
     blocks = blocks_of(attached.get("prompt") if type(attached) is dict else None)
-    _count(node, blocks, "prompt", policy)
-    _mark_prompt(node, blocks)
+    count_blocks(node, blocks, "prompt", policy)
+    mark_prompt(node, blocks)
 
 
 def _fill_attachment(node: Node, entry: Entry, policy: TextPolicy) -> None:
@@ -253,7 +253,7 @@ def _fill_message(node: Node, entry: Entry, policy: TextPolicy) -> None:
         category = "injected"
     else:
         category = "prompt"
-    _count(node, blocks, category, policy)
+    count_blocks(node, blocks, category, policy)
     if node.kind == "assistant":
         _fill_assistant(node, entry, message)
     else:
@@ -261,10 +261,10 @@ def _fill_message(node: Node, entry: Entry, policy: TextPolicy) -> None:
         node.is_prompt = is_prompt(entry, blocks)
         if node.is_prompt:
             node.git_branch = _interned(entry.get("gitBranch"))  # events compare stops only
-            _mark_prompt(node, blocks)
+            mark_prompt(node, blocks)
 
 
-def _count(
+def count_blocks(
     node: Node, blocks: list[dict[str, Any]], text_category: str, policy: TextPolicy
 ) -> None:
     """Adds each block's size, ids and counted text to its message's node.
@@ -316,7 +316,7 @@ def _call(node: Node, block: dict[str, Any]) -> None:
         node.files += files
 
 
-def _mark_prompt(node: Node, blocks: list[dict[str, Any]]) -> None:
+def mark_prompt(node: Node, blocks: list[dict[str, Any]]) -> None:
     """A prompt's quote (core/quote.py) and cues (core/cues.py), from its text up to the
     quote's reading cap."""
     texts = _texts(blocks)
@@ -368,11 +368,14 @@ def is_prompt(entry: Entry, blocks: list[dict[str, Any]] | None = None) -> bool:
     if blocks is None:
         message = get("message")
         blocks = blocks_of(message.get("content") if isinstance(message, dict) else None)
+    hidden = get("isMeta") is True or get("isCompactSummary") is True
+    return not hidden and get("isVisibleInTranscriptOnly") is not True and shows_prompt(blocks)
+
+
+def shows_prompt(blocks: list[dict[str, Any]]) -> bool:
+    """Whether a visible person's entry with these content blocks is a prompt the picker lists."""
     # Tool results first: they are most of the user entries, and none is listed.
     if not blocks or blocks[0].get("type") == "tool_result":
-        return False
-    hidden = get("isMeta") is True or get("isCompactSummary") is True
-    if hidden or get("isVisibleInTranscriptOnly") is True:
         return False
     texts: list[str] = [
         text
