@@ -135,11 +135,11 @@ class Node:
 def make_node(entry: Entry, pos: int, policy: TextPolicy = DEFAULT_POLICY) -> Node:
     """The node of `entry`, the `pos`-th entry of its file."""
     get = entry.get
-    kind = get("type")
+    kind = kind_of(entry)
     uuid, parent, logical = get("uuid"), get("parentUuid"), get("logicalParentUuid")
     node = Node(
         pos,
-        intern(kind) if type(kind) is str else "unknown",  # one "user", not one a node
+        "unknown" if kind is None else intern(kind),  # one "user", not one a node
         intern(uuid) if type(uuid) is str else None,
         intern(parent) if type(parent) is str else None,
         logical if type(logical) is str else None,
@@ -158,6 +158,12 @@ def make_node(entry: Entry, pos: int, policy: TextPolicy = DEFAULT_POLICY) -> No
     elif kind == "attachment" and "prompt" in policy.counted:
         _fill_attachment(node, entry, policy)
     return node
+
+
+def kind_of(entry: Entry) -> str | None:
+    """An entry's `type` if it is a string: a list there would break every set lookup."""
+    kind = entry.get("type")
+    return kind if type(kind) is str else None
 
 
 def is_queued_prompt(entry: Entry) -> bool:
@@ -193,7 +199,7 @@ def _fill_attachment(node: Node, entry: Entry, policy: TextPolicy) -> None:
     attached, rendered = entry.get("attachment"), entry.get("rendered")
     if type(rendered) is not list or type(attached) is not dict:
         return
-    if attached.get("type") not in PERSONS_ATTACHMENTS:
+    if kind_of(attached) not in PERSONS_ATTACHMENTS:
         return
     texts = [
         _REMINDER.sub(" ", item["content"])

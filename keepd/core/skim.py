@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from keepd.core.entries import BOOKKEEPING_LINE, Entry, EntryReader, Line
-from keepd.core.messages import CONVERSATION, is_queued_prompt, usage_tokens
+from keepd.core.messages import CONVERSATION, is_queued_prompt, kind_of, usage_tokens
 from keepd.core.tree import Tree
 from keepd.core.typed import skimmed_facts
 
@@ -206,7 +206,7 @@ def _carriers(data: bytes, kept: list[_Line], reader: EntryReader) -> list[tuple
 
 def _between_messages(entry: Entry) -> bool:
     """Whether an entry is neither a message nor a boundary: one `Tree.add` carries text by."""
-    kind = entry.get("type")
+    kind = kind_of(entry)
     return kind not in CONVERSATION and not is_queued_prompt(entry) and not _is_boundary(entry)
 
 
@@ -315,7 +315,7 @@ def _plain_kind(data: bytes, start: int, end: int) -> bool:
 def _note(tree: Tree, entry: Entry, *, response: bool = True) -> bool:
     """Gives the tree an entry's running facts, as `make_node` and `Tree.add` would read them
     (its response id only if `response`); True for a conversation entry with a uuid."""
-    kind = entry.get("type")
+    kind = kind_of(entry)
     if kind not in CONVERSATION:
         return False
     msg_id = tokens = model = None
