@@ -135,11 +135,11 @@ class Node:
 def make_node(entry: Entry, pos: int, policy: TextPolicy = DEFAULT_POLICY) -> Node:
     """The node of `entry`, the `pos`-th entry of its file."""
     get = entry.get
-    kind = get("type")
+    kind = kind_of(entry)
     uuid, parent, logical = get("uuid"), get("parentUuid"), get("logicalParentUuid")
     node = Node(
         pos,
-        intern(kind) if type(kind) is str else "unknown",  # one "user", not one a node
+        "unknown" if kind is None else intern(kind),  # one "user", not one a node
         intern(uuid) if type(uuid) is str else None,
         intern(parent) if type(parent) is str else None,
         logical if type(logical) is str else None,
@@ -158,6 +158,12 @@ def make_node(entry: Entry, pos: int, policy: TextPolicy = DEFAULT_POLICY) -> No
     elif kind == "attachment" and "prompt" in policy.counted:
         _fill_attachment(node, entry, policy)
     return node
+
+
+def kind_of(entry: Entry) -> str | None:
+    """An entry's `type` if it is a string: a list there would break every set lookup."""
+    kind = entry.get("type")
+    return kind if type(kind) is str else None
 
 
 def is_queued_prompt(entry: Entry) -> bool:
@@ -183,8 +189,8 @@ def _fill_queued_prompt(node: Node, entry: Entry, policy: TextPolicy) -> None:
     node.is_prompt = True
     attached = get("attachment")
     blocks = blocks_of(attached.get("prompt") if type(attached) is dict else None)
-    _count(node, blocks, "prompt", policy)
-    _mark_prompt(node, blocks)
+    count_blocks(node, blocks, "prompt", policy)
+    mark_prompt(node, blocks)
 
 
 def _fill_attachment(node: Node, entry: Entry, policy: TextPolicy) -> None:
@@ -193,7 +199,7 @@ def _fill_attachment(node: Node, entry: Entry, policy: TextPolicy) -> None:
     attached, rendered = entry.get("attachment"), entry.get("rendered")
     if type(rendered) is not list or type(attached) is not dict:
         return
-    if attached.get("type") not in PERSONS_ATTACHMENTS:
+    if kind_of(attached) not in PERSONS_ATTACHMENTS:
         return
     texts = [
         _REMINDER.sub(" ", item["content"])
@@ -253,7 +259,7 @@ def _fill_message(node: Node, entry: Entry, policy: TextPolicy) -> None:
         category = "injected"
     else:
         category = "prompt"
-    _count(node, blocks, category, policy)
+    count_blocks(node, blocks, category, policy)
     if node.kind == "assistant":
         _fill_assistant(node, entry, message)
     else:
@@ -261,10 +267,10 @@ def _fill_message(node: Node, entry: Entry, policy: TextPolicy) -> None:
         node.is_prompt = is_prompt(entry, blocks)
         if node.is_prompt:
             node.git_branch = _interned(entry.get("gitBranch"))  # events compare stops only
-            _mark_prompt(node, blocks)
+            mark_prompt(node, blocks)
 
 
-def _count(
+def count_blocks(
     node: Node, blocks: list[dict[str, Any]], text_category: str, policy: TextPolicy
 ) -> None:
     """Adds each block's size, ids and counted text to its message's node.
@@ -316,7 +322,7 @@ def _call(node: Node, block: dict[str, Any]) -> None:
         node.files += files
 
 
-def _mark_prompt(node: Node, blocks: list[dict[str, Any]]) -> None:
+def mark_prompt(node: Node, blocks: list[dict[str, Any]]) -> None:
     """A prompt's quote (core/quote.py) and cues (core/cues.py), from its text up to the
     quote's reading cap."""
     texts = _texts(blocks)
@@ -368,11 +374,14 @@ def is_prompt(entry: Entry, blocks: list[dict[str, Any]] | None = None) -> bool:
     if blocks is None:
         message = get("message")
         blocks = blocks_of(message.get("content") if isinstance(message, dict) else None)
+    hidden = get("isMeta") is True or get("isCompactSummary") is True
+    return not hidden and get("isVisibleInTranscriptOnly") is not True and shows_prompt(blocks)
+
+
+def shows_prompt(blocks: list[dict[str, Any]]) -> bool:
+    """Whether a visible person's entry with these content blocks is a prompt the picker lists."""
     # Tool results first: they are most of the user entries, and none is listed.
     if not blocks or blocks[0].get("type") == "tool_result":
-        return False
-    hidden = get("isMeta") is True or get("isCompactSummary") is True
-    if hidden or get("isVisibleInTranscriptOnly") is True:
         return False
     texts: list[str] = [
         text

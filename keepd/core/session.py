@@ -17,6 +17,7 @@ from keepd.core.messages import DEFAULT_POLICY, Node, TextPolicy, make_node
 from keepd.core.skim import ContextStart, context_start, skim
 from keepd.core.tokens import TokenLedger
 from keepd.core.tree import Branch, Scope, Tree
+from keepd.core.typed import node_of
 from keepd.core.wordkeys import word_keys
 
 # Characters of text from which splitting a batch of messages at once is the cheaper way:
@@ -135,9 +136,9 @@ class SessionState:
                 if line[:45] == _SNAPSHOT:
                     self._checkpoint(bytes(line[45 : 45 + _UUID_CHARS]))
                 continue
-            entry = parse(line)
-            if entry is not None:
-                add(make_node(entry, self.tree.total, policy))
+            node = node_of(line, self.tree.total, policy, parse)
+            if node is not None:
+                add(node)
         return len(self.tree.nodes) - start
 
     def code_changed(self, uuid: str | None, index: int) -> bool:

@@ -21,9 +21,10 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from keepd.core.entries import BOOKKEEPING_LINE, Entry, EntryReader
-from keepd.core.messages import CONVERSATION, is_queued_prompt, usage_tokens
+from keepd.core.entries import BOOKKEEPING_LINE, Entry, EntryReader, Line
+from keepd.core.messages import CONVERSATION, is_queued_prompt, kind_of, usage_tokens
 from keepd.core.tree import Tree
+from keepd.core.typed import skimmed_facts
 
 _NEEDLE = b'"subtype":"compact_boundary"'
 _TYPE = b'"type":"'
@@ -205,7 +206,7 @@ def _carriers(data: bytes, kept: list[_Line], reader: EntryReader) -> list[tuple
 
 def _between_messages(entry: Entry) -> bool:
     """Whether an entry is neither a message nor a boundary: one `Tree.add` carries text by."""
-    kind = entry.get("type")
+    kind = kind_of(entry)
     return kind not in CONVERSATION and not is_queued_prompt(entry) and not _is_boundary(entry)
 
 
@@ -258,15 +259,29 @@ def skim(tree: Tree, reader: EntryReader, data: bytes, start: ContextStart) -> l
         # the checks asked in the order that answers most lines at once: Claude Code 2.1's
         # heads name the type before any nested value, which `_plain_kind` sees at once
         passed_over = named and (_plain_kind(data, at, end) or passed(data, at, end) is not None)
-        if is_kept or (end > at and not passed_over):
-            entry = reader.parse(view[at:end])
-            if entry is not None:
-                if is_kept:
-                    preserved.append(entry)
-                if _note(tree, entry, response=not is_kept):
-                    named = tree.session_id is not None
+        read = is_kept or (end > at and not passed_over)
+        if read and _read(tree, reader, view[at:end], preserved if is_kept else None):
+            named = tree.session_id is not None
         at = end + 1
     return preserved
+
+
+def _read(tree: Tree, reader: EntryReader, line: Line, preserved: list[Entry] | None) -> bool:
+    """Gives the tree the running facts of the entry on `line` (`_note`), read by the typed
+    reader unless the entry is a preserved one, which joins `preserved` whole; True for a
+    conversation entry with a uuid."""
+    if preserved is None:
+        facts = skimmed_facts(line)
+        if facts is not None:
+            msg_id, is_message, sidechain, session_id, tokens, model = facts
+            tree.note_skimmed(msg_id, is_message, sidechain, session_id, tokens, model=model)
+            return is_message
+    entry = reader.parse(line)
+    if entry is None:
+        return False
+    if preserved is not None:
+        preserved.append(entry)
+    return _note(tree, entry, response=preserved is None)
 
 
 def _plain_kind(data: bytes, start: int, end: int) -> bool:
@@ -300,7 +315,7 @@ def _plain_kind(data: bytes, start: int, end: int) -> bool:
 def _note(tree: Tree, entry: Entry, *, response: bool = True) -> bool:
     """Gives the tree an entry's running facts, as `make_node` and `Tree.add` would read them
     (its response id only if `response`); True for a conversation entry with a uuid."""
-    kind = entry.get("type")
+    kind = kind_of(entry)
     if kind not in CONVERSATION:
         return False
     msg_id = tokens = model = None

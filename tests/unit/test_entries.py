@@ -300,3 +300,22 @@ def test_lean_parse_reads_whole_an_entry_of_another_kind_with_the_same_key() -> 
     entry["type"] = "user"
     line = orjson.dumps(entry)
     assert EntryReader().parse_lean(line) == entry
+
+
+def test_a_type_that_is_not_a_string_never_breaks_the_read() -> None:
+    from keepd.core.session import SessionState, read_current
+
+    head = b'{"type":"user","uuid":"u1","sessionId":"s","cwd":"/w","message":{"content":"go"}}\n'
+    odd = [
+        b'{"type":["user"],"uuid":"x1","parentUuid":"u1"}',
+        b'{"type":{"a":1},"uuid":"x2","parentUuid":"x1"}',
+        b'{"type":"attachment","uuid":"x3","parentUuid":"x2","attachment":{"type":[]},'
+        b'"rendered":[{"content":"a"}]}',
+    ]
+    data = head + b"\n".join(odd) + b"\n"
+    state = SessionState()
+    state.feed(data)
+    assert [node.kind for node in state.tree.nodes] == ["user", "unknown", "unknown", "attachment"]
+    boundary = b'{"type":"system","subtype":"compact_boundary","uuid":"b","parentUuid":null}\n'
+    after = b'{"type":"user","uuid":"u2","parentUuid":"b","message":{"content":"on"}}\n'
+    assert read_current(data + boundary + after).tree.session_id == "s"  # the skim reads them
