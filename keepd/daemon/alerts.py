@@ -77,6 +77,15 @@ class Alerts:
         log.info("break notice for %s waits: the reader names no task start there", session_id)
         return False
 
+    def prune(self, known: set[str]) -> int:
+        """Forgets the reader's answers and the pending notices of sessions whose files are
+        gone (a daemon that runs for months must not keep them all); returns how many."""
+        gone = [s for s in set(self.answers) | set(self.pending) if s not in known]
+        for session_id in gone:
+            self.answers.pop(session_id, None)
+            self.pending.pop(session_id, None)
+        return len(gone)
+
     def may_notify(self, session_id: str, analysis: Analysis) -> bool:
         """Whether a notice of the kind the analysis calls for, as `decide` finds it, could
         still be sent to this session (on, not paused or muted, no break notice sent yet, or

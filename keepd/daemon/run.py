@@ -203,7 +203,9 @@ class Daemon:
 
     async def _rescan_job(self) -> None:
         self.follower.rescan()
-        self.glances.prune({followed.session_id for followed in self.registry.sessions.values()})
+        known = {followed.session_id for followed in self.registry.sessions.values()}
+        self.glances.prune(known)
+        self.alerts.prune(known)
         self.alerts.memory.expire(self.alerts.clock())
         systemd.notify("STATUS=" + self._status_line())
 

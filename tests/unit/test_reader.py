@@ -289,6 +289,21 @@ def test_with_the_reader_a_break_notice_waits_for_a_task_start(example: Read) ->
     assert alerts().consider("s", near)
 
 
+def test_the_answers_and_notices_of_vanished_sessions_are_forgotten(example: Read) -> None:
+    from keepd.config import NotifyConfig
+    from keepd.daemon.alerts import Alerts
+    from keepd.ops.memory import Memory
+
+    alerts = Alerts(NotifyConfig(), Memory(), lambda: True, clock=lambda: 1000.0)
+    pick = next(row.number for row in example.rows if row.uuid == example.analysis.pick)
+    assert alerts.consider("kept", _answered(example, f'{{"row": {pick}, "kind": "task"}}', pick))
+    assert alerts.consider("gone", example.analysis)
+    assert not alerts.consider("gone", _answered(example, '{"row": 5, "kind": "task"}', 5))
+    assert set(alerts.answers) == set(alerts.pending) == {"kept", "gone"}
+    assert alerts.prune({"kept", "another"}) == 1
+    assert set(alerts.answers) == set(alerts.pending) == {"kept"}
+
+
 def test_a_task_start_the_curve_cannot_judge_is_taken_a_step_is_not(
     example: Read, tmp_path: Path
 ) -> None:
