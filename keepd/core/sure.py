@@ -30,7 +30,9 @@ the total chosen there: `python -m evaluation.probes.late_pick`), the pick withi
 the readers' newest went from 20 to 24 of 38 (the trivial "one before the end": 20), task
 switches with ●●● within one from 33 to 37 of 55, ●●● at a reader boundary 74/84 -> 80/91; 3
 stops and 2.5 points were chosen in 10 of the 21 folds, and give the most picks and task
-switches in sample (24/38, 39/55) with the smallest window.
+switches in sample (24/38, 39/55) with the smallest window. Held out, checked once after the
+choice, it did not carry: the pick as before, two ●●● zones off any boundary more, the held-out
+joins' picks within one of the gold 88% -> 49% (docs/figures.md, second round of issue 27).
 """
 
 from __future__ import annotations
@@ -147,7 +149,7 @@ def later_cued(
     bare: npt.NDArray[np.bool_] | None = None,
 ) -> tuple[Zone | None, list[Zone]]:
     """The pick moved to the latest stop after it among the `recent` stops before the newest
-    or at it whose cues' points reach `total` (the ●●● total), and the zones with one there:
+    or at it whose cues' points reach `total` (`Points.late`), and the zones with one there:
     the curve grades no zone at a stop that keeps too few words, as most of the newest do. A
     ●● or ●●● zone there is the pick; else a zone made there is ●●● where it names one of
     `cues` (or the words stand `height` wiggles high), ●● where not. A prompt with no content
