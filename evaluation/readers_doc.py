@@ -220,12 +220,6 @@ def _constants() -> str:
             "boundaries.json, in sample and left one project out (windows of 4-8 alike); the "
             "replay of its sessions (python -m evaluation --calibration)",
         ],
-        [
-            f"then the pick moves to the latest of the {DEFAULT_TUNING.late_stops} stops before "
-            f"the newest (or the newest) whose cues reach {DEFAULT_TUNING.points.late:g} points",
-            "boundaries.json left one project out, window and total chosen on the other "
-            "projects (python -m evaluation.probes.late_pick)",
-        ],
     ]
     return "### Which data chose each constant\n\n" + table(["constant", "chosen on"], rows)
 

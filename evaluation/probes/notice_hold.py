@@ -5,8 +5,8 @@ pick and a cue that carries, or held until prompts follow it.
 Every calibration session is replayed turn by turn as evaluation/replay.py does, and each turn's
 inputs to the daemon's policy are kept: the context's share and the urgent notice's share, the
 filling, the pick (its grade, what it frees, its reasons, the stops after it), the urgent
-notice's stop, and the pick of the same grading with the pick's later moves off (`recent` and
-`late_stops` 0: the newest-work model's own pick, settled). The policy (keepd/daemon/policy.py
+notice's stop, and the pick of the same grading with the pick's later move off (`recent` 0:
+the newest-work model's own pick, settled). The policy (keepd/daemon/policy.py
 `decide`: a break notice once per stop at a ●●● pick, the urgent one once per filling) is then
 run on those inputs under each rule, a refused break notice neither sent nor remembered; the
 rule "keepd" gives what `python -m evaluation` replays, which the probe checks. For each project
@@ -40,7 +40,7 @@ from keepd.daemon import policy
 
 CARRYING = replay.CARRYING
 ISSUE_CUES = CARRYING | {"pause", "new words"}  # the issue's cues that name a stop's reasons
-MOVES_OFF = dataclasses.replace(DEFAULT_TUNING, recent=0, late_stops=0)
+MOVES_OFF = dataclasses.replace(DEFAULT_TUNING, recent=0)
 
 
 @dataclass(frozen=True, slots=True)

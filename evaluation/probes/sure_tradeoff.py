@@ -26,14 +26,13 @@ from keepd.core.grade import DEFAULT_TUNING, Tuning, grade
 NEVER = 1e9  # a height no zone reaches: the words alone never keep ●●●
 
 
-def tuned(sure: bool, height: float, recent: int, late_stops: int = 0) -> Tuning:
-    """keepd's tuning with the sure rule on or off, its height, the pick's window, and the
-    later move to a cued stop among the newest (off unless given: it came after these)."""
+def tuned(sure: bool, height: float, recent: int) -> Tuning:
+    """keepd's tuning with the sure rule on or off, its height, and the pick's window."""
     points = DEFAULT_TUNING.points
     points = dataclasses.replace(
         points, sure=points.sure if sure else (), sure_height=height if sure else NEVER
     )
-    return dataclasses.replace(DEFAULT_TUNING, points=points, recent=recent, late_stops=late_stops)
+    return dataclasses.replace(DEFAULT_TUNING, points=points, recent=recent)
 
 
 SETTINGS = (
@@ -41,8 +40,7 @@ SETTINGS = (
     ("●●● needs a sure cue", tuned(True, NEVER, 0)),
     ("●●● needs a sure cue or 10+ wiggles", tuned(True, 10.0, 0)),
     ("●●● needs a sure cue; the pick moves (5)", tuned(True, NEVER, 5)),
-    ("a sure cue or 10+ wiggles; the pick moves (5)", tuned(True, 10.0, 5)),
-    ("keepd: the same, and the move to a cued stop among the newest", DEFAULT_TUNING),
+    ("keepd: a sure cue or 10+ wiggles; the pick moves (5)", DEFAULT_TUNING),
 )
 
 

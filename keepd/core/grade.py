@@ -27,7 +27,7 @@ from keepd.core.newest import DEFAULT_NEWEST, Column
 from keepd.core.newest_pick import NEWEST_REASON, Chosen, columns, newest_at, newest_pick
 from keepd.core.points import Scored, score
 from keepd.core.settle import closing_prompts, settled
-from keepd.core.sure import later_cued, later_sure, sure_cues, sure_only
+from keepd.core.sure import later_sure, sure_cues, sure_only
 from keepd.core.zone import DEFAULT_TUNING, FALLING_MARK, Grade, Tuning, Zone
 
 _LARGEST = np.finfo(np.float64).max
@@ -95,17 +95,6 @@ def grade(
         sure = sure_cues(tuning.points.sure)
         pick, zones = sure_only(pick, zones, sure, tuning.points.sure_height)
         pick = later_sure(pick, zones, len(curve), tuning.recent, sure)
-        pick, zones = later_cued(
-            pick,
-            zones,
-            graded.scored,
-            graded.heights,
-            recent=tuning.late_stops,
-            total=tuning.points.late,
-            cues=sure,
-            height=tuning.points.sure_height,
-            bare=bare_stops(cues, len(curve)),
-        )
     pick, zones = settled(pick, zones, closing_prompts(graded.scored, len(curve)))
     eligible[[zone.best for zone in zones]] = True
     # A prompt with no content of its own (a built-in command such as /compact, shell-mode

@@ -63,7 +63,6 @@ class Points:
     bare: float = -1.0  # a prompt with no content of its own (-0.82)
     clear: float = 3.0  # a total this high, not beaten next to it, is ●●●
     ranked: float = 4.5  # ... and ranks with the words' own ●●● zones for the pick
-    late: float = 2.5  # a total this high among the newest stops moves the pick there (sure.py)
     # ●●● stays only where one of these cues says the work before is over (core/sure.py);
     # () keeps every ●●● zone, as before issue 27.
     sure: tuple[str, ...] = SURE_FIELDS

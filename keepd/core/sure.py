@@ -19,30 +19,13 @@ sure break near the end is where the readers most often saw the newest task begi
 calibration sessions the pick within one stop of the readers' newest went from 21 to 23 of 38
 in sample and from 18 to 20 of 38 left one project out; windows of 4, 5, 6 and 8 prompts gave
 the same, 3 one less (`python -m evaluation --calibration`; 5 chosen on those sessions).
-
-Last, the pick moves to the latest stop after it among the newest (`Tuning.late_stops` before
-the newest prompt, and the newest) whose cues' points alone reach `Points.late`, where the
-curve grades no zone: the newest prompts keep too few words to be measured, so neither the
-model nor the move above can name one, while the readers' newest piece began among the last
-three stops in 20 of the 38 calibration sessions. Left one project out on the 46 calibration
-sessions (the cues' points and the ●●● total refitted on the other projects, the window and
-the total chosen there: `python -m evaluation.probes.late_pick`), the pick within one stop of
-the readers' newest went from 20 to 24 of 38 (the trivial "one before the end": 20), task
-switches with ●●● within one from 33 to 37 of 55, ●●● at a reader boundary 74/84 -> 80/91; 3
-stops and 2.5 points were chosen in 10 of the 21 folds, and give the most picks and task
-switches in sample (24/38, 39/55) with the smallest window. Held out, checked once after the
-choice, it did not carry: the pick as before, two ●●● zones off any boundary more, the held-out
-joins' picks within one of the gold 88% -> 49% (docs/figures.md, second round of issue 27).
 """
 
 from __future__ import annotations
 
 import dataclasses
 
-import numpy as np
-import numpy.typing as npt
-
-from keepd.core.points import DEFAULT_POINTS, SIGNAL_NAMES, SURE_FIELDS, Scored
+from keepd.core.points import DEFAULT_POINTS, SIGNAL_NAMES, SURE_FIELDS
 from keepd.core.zone import Grade, Zone
 
 
@@ -56,7 +39,6 @@ def sure_cues(fields: tuple[str, ...]) -> frozenset[str]:
 
 
 SURE = sure_cues(SURE_FIELDS)  # the cues that say the work before is over, as reasons name them
-FloatArray = npt.NDArray[np.float64]
 HEIGHT = DEFAULT_POINTS.sure_height  # wiggles: words this high are no step of the same work
 
 
@@ -134,59 +116,3 @@ def later_sure(
         and any(reason in cues for reason in zone.reasons)
     ]
     return max(later, key=lambda zone: zone.best) if later else pick
-
-
-def later_cued(
-    pick: Zone | None,
-    zones: list[Zone],
-    scored: Scored,
-    heights: FloatArray,
-    *,
-    recent: int,
-    total: float,
-    cues: frozenset[str] = SURE,
-    height: float = HEIGHT,
-    bare: npt.NDArray[np.bool_] | None = None,
-) -> tuple[Zone | None, list[Zone]]:
-    """The pick moved to the latest stop after it among the `recent` stops before the newest
-    or at it whose cues' points reach `total` (`Points.late`), and the zones with one there:
-    the curve grades no zone at a stop that keeps too few words, as most of the newest do. A
-    ●● or ●●● zone there is the pick; else a zone made there is ●●● where it names one of
-    `cues` (or the words stand `height` wiggles high), ●● where not. A prompt with no content
-    of its own (`bare`: /compact, "commit") is no stop to move to, nor the newest prompt after
-    one (the pick moves off the newest prompt to the stop before it). With `recent` 0, as they
-    were.
-
-    >>> import numpy as np
-    >>> from keepd.core.points import Signal
-    >>> present = np.array([False, True, False, False, True, False])
-    >>> scored = Scored(3.0 * present, [Signal("pause", "pause", 3.0, present)])
-    >>> early = Zone(1, 1, 1, Grade.CLEAR, 2.0, reasons=("pause",))
-    >>> pick, zones = later_cued(early, [early], scored, np.zeros(6), recent=3, total=3.0)
-    >>> pick.best, pick.grade.value, pick.reasons, [z.best for z in zones]
-    (4, '●●●', ('pause',), [1, 4])
-    >>> later_cued(early, [early], scored, np.zeros(6), recent=0, total=3.0)[0].best
-    1
-    """
-    stops = len(scored.totals)
-    if recent <= 0 or stops == 0:
-        return pick, zones
-    newest = stops - 1
-    after = -1 if pick is None else pick.best
-    empty = bare if bare is not None else np.zeros(stops, dtype=bool)
-    found = [
-        k
-        for k in range(max(after + 1, newest - recent, 1), newest + 1)
-        if scored.totals[k] >= total and not empty[k] and not (k == newest and empty[k - 1])
-    ]
-    if not found:
-        return pick, zones
-    k = found[-1]
-    here = next((z for z in zones if z.best == k and z.grade is not Grade.FAINT), None)
-    if here is not None:
-        return here, zones
-    reasons = scored.reasons(k)
-    made = Zone(k, k, k, Grade.CLEAR, round(float(heights[k]), 2), reasons=reasons)
-    made = _settled(made, cues, height)
-    kept = [zone for zone in zones if zone.best != k]
-    return made, sorted([*kept, made], key=lambda zone: zone.best)

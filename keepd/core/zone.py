@@ -47,9 +47,6 @@ class Tuning:
     # A ●●● zone among this many stops before the newest outranks an earlier pick (core/sure.py);
     # 0: the pick as the model makes it.
     recent: int = 5
-    # The pick moves to the latest of this many stops before the newest (or the newest) whose
-    # cues' points reach `Points.late` (core/sure.py, `later_cued`); 0: the pick stays.
-    late_stops: int = 3
     # The model of where the newest piece of work begins (core/newest.py); None: the latest
     # zone of the strongest rank, as before it.
     newest: Newest | None = DEFAULT_NEWEST

@@ -5,11 +5,9 @@ from __future__ import annotations
 
 import dataclasses
 
-import numpy as np
-
 from keepd.core.grade import DEFAULT_TUNING, Grade, grade
-from keepd.core.points import SIGNAL_NAMES, SURE_FIELDS, Scored, Signal
-from keepd.core.sure import SURE, is_sure, later_cued, later_sure, sure_cues, sure_only
+from keepd.core.points import SIGNAL_NAMES, SURE_FIELDS
+from keepd.core.sure import SURE, is_sure, later_sure, sure_cues, sure_only
 from keepd.core.zone import Zone
 from tests.unit.test_grade import _curve, _falling, _frees, _peak
 from tests.unit.test_grade_cues import _cues, _events
@@ -89,83 +87,9 @@ def test_a_sure_break_at_the_newest_prompt_moves_the_pick_to_the_stop_before() -
     sc = _peak(_falling(1), 30)  # the words' own ●●● at 30: the rule before picks it
     n = len(sc)
     cues, events = _cues(finished=[n - 1]), _events([n - 1])
-    rule = dataclasses.replace(DEFAULT_TUNING, newest=None, recent=0, late_stops=0)
+    rule = dataclasses.replace(DEFAULT_TUNING, newest=None, recent=0)
     before = grade(_curve(sc), _frees(), rule, events=events, cues=cues)
     assert before.pick is not None and before.pick.best == 30
     recent = dataclasses.replace(rule, recent=5)
     found = grade(_curve(sc), _frees(), recent, events=events, cues=cues)
     assert found.pick is not None and found.pick.best == n - 2  # never the newest prompt
-
-
-def _scored(stops: int, **present: list[int]) -> Scored:
-    """Points of 1.5 for each named cue at its stops (a sure cue's and new words' points)."""
-    signals = []
-    for name, at in present.items():
-        here = np.zeros(stops, dtype=bool)
-        here[at] = True
-        signals.append(Signal(name, name, 1.5, here))
-    totals = np.sum([1.5 * s.present for s in signals], axis=0) if signals else np.zeros(stops)
-    return Scored(np.asarray(totals, dtype=np.float64), signals)
-
-
-def test_cue_points_among_the_newest_stops_take_the_pick_where_no_zone_is() -> None:
-    early = Zone(3, 3, 3, Grade.CLEAR, 2.0, reasons=("pause",))
-    scored = _scored(20, **{"pause": [18], "new words": [18, 10]})  # 18: 3 points, 10: 1.5
-    pick, zones = later_cued(early, [early], scored, np.zeros(20), recent=3, total=2.5)
-    assert pick is not None and pick.best == 18 and pick.grade is Grade.CLEAR
-    assert pick.reasons == ("pause", "new words") and [z.best for z in zones] == [3, 18]
-    assert later_cued(early, [early], scored, np.zeros(20), recent=0, total=2.5) == (early, [early])
-    assert (
-        later_cued(early, [early], scored, np.zeros(20), recent=3, total=3.5)[0] is early
-    )  # too few
-    assert (
-        later_cued(
-            early,
-            [early],
-            _scored(30, pause=[18], **{"new words": [18]}),
-            np.zeros(30),
-            recent=3,
-            total=2.5,
-        )[0]
-        is early
-    )  # 18 is not among the newest stops
-
-
-def test_a_late_stop_without_a_sure_cue_takes_the_pick_as_a_subtopic() -> None:
-    scored = _scored(20, **{"new words": [19], "long prompt": [19]})
-    pick, _ = later_cued(None, [], scored, np.zeros(20), recent=3, total=2.5)
-    assert pick is not None and pick.best == 19 and pick.grade is Grade.SUBTOPIC
-    later = Zone(12, 12, 12, Grade.CLEAR, 2.0, reasons=("pause",))
-    last = Zone(19, 19, 19, Grade.CLEAR, 2.0)
-    assert (
-        later_cued(last, [], scored, np.zeros(20), recent=3, total=2.5)[0] is last
-    )  # nothing after
-    here = Zone(18, 18, 18, Grade.SUBTOPIC, 5.0, reasons=("words",))
-    moved, zones = later_cued(
-        later, [later, here], _scored(20, pause=[18], turns=[18]), np.zeros(20), recent=3, total=2.5
-    )
-    assert moved is here and zones == [later, here]  # the zone there is the pick, as graded
-
-
-def test_cue_points_at_the_newest_prompt_move_the_pick_to_the_stop_before_it() -> None:
-    sc = _peak(_falling(1), 30)  # the words' own ●●● at 30
-    n = len(sc)
-    cues, events = _cues(finished=[n - 1]), _events([n - 1])  # work finished and a pause
-    rule = dataclasses.replace(DEFAULT_TUNING, newest=None, recent=0, late_stops=0)
-    before = grade(_curve(sc), _frees(), rule, events=events, cues=cues)
-    assert before.pick is not None and before.pick.best == 30
-    late = dataclasses.replace(rule, late_stops=3)
-    found = grade(_curve(sc), _frees(), late, events=events, cues=cues)
-    assert found.pick is not None and found.pick.best == n - 2  # never the newest prompt
-    assert found.pick.grade is Grade.CLEAR and "work finished" in found.pick.reasons
-
-
-def test_no_late_pick_at_a_prompt_without_content_nor_at_the_newest_after_one() -> None:
-    scored = _scored(20, pause=[18, 19], turns=[18, 19])
-    bare = np.zeros(20, dtype=bool)
-    bare[18] = True  # 18 is /compact: nothing of its own to stop at
-    pick, _ = later_cued(None, [], scored, np.zeros(20), recent=3, total=2.5, bare=bare)
-    assert pick is None  # 19 is the newest: its pick would be 18
-    bare[18], bare[19] = False, True
-    pick, _ = later_cued(None, [], scored, np.zeros(20), recent=3, total=2.5, bare=bare)
-    assert pick is not None and pick.best == 18
