@@ -12,13 +12,14 @@ Each reader marked, on the prompts alone, every stop where a new piece of work b
 
 from __future__ import annotations
 
+import argparse
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import orjson
 
-from evaluation.cases import HELD_OUT_LABELS, Case, label_file
+from evaluation.cases import HELD_OUT_LABELS, Case, label_file, shared_or_none
 from evaluation.piece_gold import agreed
 from evaluation.score import Prepared, grading_of, prepare
 from keepd.core.grade import DEFAULT_TUNING, Grade, Grading, Tuning, grade
@@ -264,3 +265,15 @@ ROW_HEADERS = [
     "pick",
     "within one",
 ]
+
+
+def calibration_for(prog: str, argv: list[str] | None) -> list[Labelled] | None:
+    """A probe's command line (`--shared`) and the calibration sessions it reads; None, said
+    in one line, when no shared folder is found."""
+    parser = argparse.ArgumentParser(prog=f"python -m evaluation.probes.{prog}")
+    parser.add_argument("--shared", type=Path, help="the shared folder (default: ../shared)")
+    args = parser.parse_args(argv)
+    shared = shared_or_none(args.shared, prog)
+    if shared is None:
+        return None
+    return load(shared, next(s for s in sources(shared) if not s.held_out).path)

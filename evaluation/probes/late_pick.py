@@ -18,17 +18,15 @@ second round of issue 27).
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import itertools
 from collections.abc import Sequence
-from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
 
 from evaluation import baselines, fit_points, labels
-from evaluation.cases import project_folds, shared_or_none
+from evaluation.cases import project_folds
 from evaluation.labels import Labelled, SessionScore
 from evaluation.markdown import table
 from evaluation.score import Prepared
@@ -223,14 +221,10 @@ def report(cases: Sequence[Labelled]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m evaluation.probes.late_pick")
-    parser.add_argument("--shared", type=Path, help="the shared folder (default: ../shared)")
-    args = parser.parse_args(argv)
-    shared = shared_or_none(args.shared, "late_pick")
-    if shared is None:
+    calibration = labels.calibration_for("late_pick", argv)
+    if calibration is None:
         return 2
-    source = next(s for s in labels.sources(shared) if not s.held_out)
-    print(report(labels.load(shared, source.path)))
+    print(report(calibration))
     return 0
 
 

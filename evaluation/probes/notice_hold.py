@@ -19,7 +19,6 @@ the prompts between the two. Nothing held out is read.
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import statistics
 from collections.abc import Callable, Sequence
@@ -27,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from evaluation import labels, replay
-from evaluation.cases import project_folds, shared_or_none
+from evaluation.cases import project_folds
 from evaluation.labels import Labelled
 from evaluation.markdown import table
 from keepd.config import NotifyConfig
@@ -275,14 +274,10 @@ def report(cases: Sequence[Labelled], config: NotifyConfig) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m evaluation.probes.notice_hold")
-    parser.add_argument("--shared", type=Path, help="the shared folder (default: ../shared)")
-    args = parser.parse_args(argv)
-    shared = shared_or_none(args.shared, "notice_hold")
-    if shared is None:
+    calibration = labels.calibration_for("notice_hold", argv)
+    if calibration is None:
         return 2
-    source = next(s for s in labels.sources(shared) if not s.held_out)
-    print(report(labels.load(shared, source.path), NotifyConfig()))
+    print(report(calibration, NotifyConfig()))
     return 0
 
 

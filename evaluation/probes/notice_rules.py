@@ -11,12 +11,10 @@ decides that project's notices; the sums over projects are the figure. Nothing h
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Callable
-from pathlib import Path
 
 from evaluation import labels, replay
-from evaluation.cases import project_folds, shared_or_none
+from evaluation.cases import project_folds
 from evaluation.markdown import table
 from keepd.core.sure import SURE
 
@@ -65,14 +63,9 @@ def _share(per: list[tuple[int, int]], left_out: set[int]) -> float:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m evaluation.probes.notice_rules")
-    parser.add_argument("--shared", type=Path, help="the shared folder (default: ../shared)")
-    args = parser.parse_args(argv)
-    shared = shared_or_none(args.shared, "notice_rules")
-    if shared is None:
+    cases = labels.calibration_for("notice_rules", argv)
+    if cases is None:
         return 2
-    source = next(s for s in labels.sources(shared) if not s.held_out)
-    cases = labels.load(shared, source.path)
     by_name = {case.name: case for case in cases}
     names = list(by_name)
     counts: dict[str, list[tuple[int, int]]] = {}  # rule -> per session (at task, notices)

@@ -22,14 +22,12 @@ and the answer names only steps: no stop named fixes them.
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 
 from evaluation import labels, reader_replay, replay
-from evaluation.cases import project, shared_or_none
+from evaluation.cases import project
 from keepd.core.analysis import Analysis
 from keepd.core.reader import TASK, Answer, parse_answer, request_sha256
 from keepd.ops.reader import Read, load_record
@@ -181,15 +179,11 @@ def left_out(notices: list[Notice]) -> tuple[int, int, dict[str, int]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m evaluation.probes.urgent_misses")
-    parser.add_argument("--shared", type=Path, help="the shared folder (default: ../shared)")
-    args = parser.parse_args(argv)
-    shared = shared_or_none(args.shared, "urgent_misses")
-    if shared is None:
+    calibration = labels.calibration_for("urgent_misses", argv)
+    if calibration is None:
         return 2
-    source = next(s for s in labels.sources(shared) if not s.held_out)
     every: list[Notice] = []
-    for case in labels.load(shared, source.path):
+    for case in calibration:
         if reader_replay.hindsight(case.prepared.case.path) is None:
             continue
         found = notices_of(case)
