@@ -8,11 +8,13 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import orjson
 import pytest
 
+from keepd.daemon.server import FRESH_SECONDS
 from keepd.errors import RemoteError
 from keepd.ops.client import Client
 from tests.integration.daemon_kit import (
@@ -117,6 +119,9 @@ def test_the_connection_idle_longest_makes_room(tmp_path: Path) -> None:
     # 100 descriptors: 64 kept for the daemon's own files, so 36 connections at most
     with running(tree, descriptor_limit(100, 100)) as daemon:
         oldest = silent(started(daemon, path), 30)
+        # A socket that has sent nothing is spared for FRESH_SECONDS after it is accepted (its
+        # client may not have had the turn to send): only then are these the idle longest.
+        time.sleep(2 * FRESH_SECONDS)
         try:
             with probing(daemon.socket) as probe, flood(daemon.socket, 60, HALF_REQUEST) as newer:
                 assert opened(newer) == 60
