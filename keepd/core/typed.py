@@ -55,11 +55,18 @@ class _Usage(msgspec.Struct):
 _NONE = msgspec.Raw(b"")  # no content (msgspec takes no union with `Raw`)
 
 
-class _Message(msgspec.Struct):
-    content: msgspec.Raw = _NONE
+class _Reply(msgspec.Struct):
+    """What the skim reads of a message: a response's id, model and usage."""
+
     id: str | None = None
     model: str | None = None
     usage: _Usage | None = None
+
+
+class _Message(_Reply):
+    """What a node reads of a message: the skim's fields and the content, kept raw."""
+
+    content: msgspec.Raw = _NONE
 
 
 class _Entry(msgspec.Struct):
@@ -147,7 +154,7 @@ def _fill_reply(node: Node, entry: _Entry, message: _Message) -> None:
         node.model = None if model is None else intern(model)
 
 
-def _usage(error: bool | None, message: _Message | _Reply) -> tuple[int | None, int]:
+def _usage(error: bool | None, message: _Reply) -> tuple[int | None, int]:
     """`messages.usage_tokens`: the context a response saw and its output tokens."""
     usage = message.usage
     if usage is None or message.model == "<synthetic>" or error is True:
@@ -158,12 +165,6 @@ def _usage(error: bool | None, message: _Message | _Reply) -> tuple[int | None, 
     if fresh is not None and written is not None and cached is not None:
         context = fresh + written + cached
     return context, usage.output_tokens or 0
-
-
-class _Reply(msgspec.Struct):
-    id: str | None = None
-    model: str | None = None
-    usage: _Usage | None = None
 
 
 class _Facts(msgspec.Struct):
