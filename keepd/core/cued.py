@@ -11,7 +11,8 @@ pieces of real sessions carry real cues); stronger cues rank with the words.
 
 from __future__ import annotations
 
-import dataclasses
+from itertools import repeat
+from operator import attrgetter
 
 import numpy as np
 import numpy.typing as npt
@@ -20,8 +21,10 @@ from keepd.core.cues import BARE, StopCues
 from keepd.core.curve import Curve, FloatArray
 from keepd.core.events import EVENTS, Event, EventCodes
 from keepd.core.points import Scored, clear_stops
+from keepd.core.rounding import rounded
 from keepd.core.zone import Grade, Tuning, Zone
 
+_best_of = attrgetter("best")
 CUE_NAMES = {Event.BRANCH: "git branch", Event.COMPACTION: "compaction", Event.PAUSE: "pause"}
 
 
@@ -52,20 +55,26 @@ def with_points(
         out.append(
             _raised(zone, near, scored, sc=curve.sc, usable=usable, bare=bare, wiggle=wiggle)
         )
-    alone = np.asarray([k for k in cued if k not in taken], dtype=np.int64)
+    alone = np.asarray([k for k in cued if k not in taken] if taken else cued, dtype=np.int64)
     bests = past_bare_all(curve.sc, usable, bare, alone, wiggle)
     weak = (scored.totals[alone] < tuning.points.ranked).tolist()
-    rows = zip(alone.tolist(), bests.tolist(), heights[bests].tolist(), strict=True)
-    out.extend(
-        Zone(k, best, best, Grade.CLEAR, round(tall, 2), reasons=named, cued=light)
-        for (k, best, tall), named, light in zip(rows, scored.reasons_at(alone), weak, strict=True)
-    )
+    at = bests.tolist()
+    talls = rounded(heights[bests])
+    columns = (alone.tolist(), at, at, repeat(Grade.CLEAR), talls, repeat(False), repeat(None))
+    # strict=False for the endless repeats; the other columns are one entry a stop of `alone`.
+    rows = zip(*columns, scored.reasons_at(alone), weak, strict=False)
+    # Each row made a Zone as `Zone._make` makes it, without its Python call a row: a long
+    # session has a thousand of these on every analysis.
+    out.extend(map(tuple.__new__, repeat(Zone), rows))
     return strongest_each(out)
 
 
 def strongest_each(zones: list[Zone]) -> list[Zone]:
     """One zone a stop, the strongest (the first of equals; a raised zone may have moved onto
     another zone's stop), oldest first."""
+    bests = [zone.best for zone in zones]
+    if len(set(bests)) == len(bests):  # one a stop already: the order alone (a stable sort)
+        return sorted(zones, key=_best_of)
     strongest: dict[int, Zone] = {}
     for zone in zones:
         held = strongest.get(zone.best)
@@ -89,10 +98,9 @@ def _raised(
     k = max(near, key=lambda j: (scored.totals[j], j))
     cues = tuple(name for name in scored.reasons(k) if name != "words")
     if zone.grade is Grade.CLEAR:
-        return dataclasses.replace(zone, reasons=("words", *cues))
+        return zone._replace(reasons=("words", *cues))
     best = past_bare(sc, usable, bare, k, wiggle)
-    return dataclasses.replace(
-        zone,
+    return zone._replace(
         first=min(zone.first, best),
         last=max(zone.last, best),
         best=best,

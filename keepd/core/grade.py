@@ -28,7 +28,7 @@ from keepd.core.newest_pick import NEWEST_REASON, Chosen, columns, newest_at, ne
 from keepd.core.points import Scored, score
 from keepd.core.settle import closing_prompts, settled
 from keepd.core.sure import later_sure, sure_cues, sure_only
-from keepd.core.zone import DEFAULT_TUNING, FALLING_MARK, Grade, Tuning, Zone
+from keepd.core.zone import DEFAULT_TUNING, FALLING_MARK, STRENGTH, Grade, Tuning, Zone
 
 _LARGEST = np.finfo(np.float64).max
 
@@ -262,10 +262,15 @@ def _neighbour_mean(sc: FloatArray, window: int, *, after: bool) -> FloatArray:
     pad = np.full(window, np.nan)
     padded = np.concatenate([sc, pad] if after else [pad, sc])
     shifts = range(1, window + 1) if after else range(window - 1, -1, -1)
-    rows = np.array([padded[j : j + len(sc)] for j in shifts])
-    missing = np.isnan(rows)
-    counts = (~missing).sum(axis=0)
-    sums = np.where(missing, 0.0, rows).sum(axis=0)  # np.nansum, without its Python layers
+    # np.nansum over the shifted rows, added one row at a time from zero in the order a sum
+    # over them adds (so the same floats, -0.0 included), without building the rows at once.
+    sums = np.zeros(len(sc))
+    counts = np.zeros(len(sc), dtype=np.int64)
+    for j in shifts:
+        row = padded[j : j + len(sc)]
+        present = ~np.isnan(row)
+        sums += np.where(present, row, 0.0)
+        counts += present
     means: FloatArray = np.divide(sums, counts, out=np.full(len(sc), np.nan), where=counts > 0)
     return means
 
@@ -367,10 +372,16 @@ def strongest_zone(zones: list[Zone]) -> Zone | None:
     to stop.
     """
     found: Zone | None = None
-    floor = Grade.SUBTOPIC.strength
-    for zone in zones:  # one pass: the latest of the highest rank (zones are thousands)
-        if zone.grade.strength >= floor and (found is None or zone.rank >= found.rank):
-            found = zone
+    found_rank = (Grade.SUBTOPIC.strength, False)  # the least a pick may be
+    top = (Grade.CLEAR.strength, True)
+    # From the newest back, the first of a higher rank: the latest of the highest (zones are
+    # thousands on every analysis, and the newest of the top rank ends the search).
+    for zone in reversed(zones):
+        rank = (STRENGTH[zone.grade], not zone.cued)
+        if rank > found_rank or (found is None and rank == found_rank):
+            found, found_rank = zone, rank
+            if rank == top:
+                break
     return found
 
 

@@ -75,9 +75,11 @@ def zone_columns(
     height[np.isnan(height)] = 0.0
     height /= cap
     marks = {name: np.zeros(stops) for name in ZONE_FEATURES}
-    for best, strength, cued in zones:
-        name = ZONE_FEATURES[int(cued) if strength == 3 else 4 - strength]
-        marks[name][best] = 1.0
+    if zones:  # at once: a long session has a thousand zones, on every analysis
+        best, strength, cued = (np.asarray(column) for column in zip(*zones, strict=True))
+        feature = np.where(strength == 3, cued.astype(np.int64), 4 - strength)
+        for at, name in enumerate(ZONE_FEATURES):
+            marks[name][best[feature == at]] = 1.0
     return [(HEIGHT, height), *marks.items()]
 
 

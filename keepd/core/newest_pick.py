@@ -25,7 +25,7 @@ from keepd.core.newest import (
     zone_columns,
 )
 from keepd.core.points import Scored
-from keepd.core.zone import Grade, Tuning, Zone
+from keepd.core.zone import STRENGTH, Grade, Tuning, Zone
 
 # Features that are not cues: the words' height, the points' total and zone grades do not
 # name a model's pick (the cues behind the total do).
@@ -57,7 +57,7 @@ def columns(
     signals: list[Column] = [(signal.name, signal.present) for signal in scored.signals]
     codes = events if events is not None and len(events) == stops else np.zeros(stops, np.int8)
     compaction = codes == EVENTS.index(Event.COMPACTION)
-    graded = [(zone.best, zone.grade.strength, zone.cued) for zone in zones]
+    graded = [(zone.best, STRENGTH[zone.grade], zone.cued) for zone in zones]
     return [
         *signals,
         (POINTS, scored.totals),
@@ -88,7 +88,8 @@ def newest_pick(
     zones = chosen.zones
     if k is None:
         return None, zones
-    here = next((z for z in zones if z.best == k and z.grade is not Grade.FAINT), None)
+    # From the newest back: the model's stop is nearly always among the last (one zone a stop).
+    here = next((z for z in reversed(zones) if z.best == k and z.grade is not Grade.FAINT), None)
     if here is not None:
         return here, zones
     made = Zone(

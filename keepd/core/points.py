@@ -188,4 +188,4 @@ def clear_stops(totals: FloatArray, usable: BoolArray, clear: float) -> list[int
     left = np.concatenate([[-np.inf], masked[:-1]])
     right = np.concatenate([masked[1:], [-np.inf]])
     keep = usable & (masked >= clear) & (masked >= left) & (masked > right)
-    return [int(k) for k in np.flatnonzero(keep)]
+    return list(np.flatnonzero(keep).tolist())

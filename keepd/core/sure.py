@@ -23,8 +23,6 @@ the same, 3 one less (`python -m evaluation --calibration`; 5 chosen on those se
 
 from __future__ import annotations
 
-import dataclasses
-
 from keepd.core.points import DEFAULT_POINTS, SIGNAL_NAMES, SURE_FIELDS
 from keepd.core.zone import Grade, Zone
 
@@ -73,17 +71,28 @@ def sure_only(
     """
     if not cues:
         return pick, zones
-    out = [_settled(zone, cues, height) for zone in zones]
+    out = list(zones)
+    settled = None
+    clear = Grade.CLEAR
+    for at, zone in enumerate(zones):  # a long session has a thousand zones, each analysis
+        if zone.grade is clear and not zone.multiple >= height and cues.isdisjoint(zone.reasons):
+            out[at] = _subtopic(zone)
+        if zone is pick and settled is None:
+            settled = out[at]
     if pick is None:
         return None, out
-    settled = next((new for old, new in zip(zones, out, strict=True) if old is pick), None)
     return settled if settled is not None else _settled(pick, cues, height), out
 
 
 def _settled(zone: Zone, cues: frozenset[str], height: float) -> Zone:
     if zone.grade is not Grade.CLEAR or is_sure(zone, cues, height):
         return zone
-    return dataclasses.replace(zone, grade=Grade.SUBTOPIC)
+    return _subtopic(zone)
+
+
+def _subtopic(zone: Zone) -> Zone:
+    """`zone` graded ●●."""
+    return zone._replace(grade=Grade.SUBTOPIC)
 
 
 def later_sure(
@@ -109,10 +118,17 @@ def later_sure(
     after = -1 if pick is None else pick.best
     later = [
         zone
-        for zone in zones
+        for zone in _from(zones, newest - recent)
         if zone.grade is Grade.CLEAR
         and after < zone.best <= newest
-        and zone.best >= newest - recent
         and any(reason in cues for reason in zone.reasons)
     ]
     return max(later, key=lambda zone: zone.best) if later else pick
+
+
+def _from(zones: list[Zone], first: int) -> list[Zone]:
+    """The zones (oldest first) whose stop is `first` or later, read from the newest back."""
+    at = len(zones)
+    while at > 0 and zones[at - 1].best >= first:
+        at -= 1
+    return [zone for zone in zones[at:] if zone.best >= first]

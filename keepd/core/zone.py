@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import NamedTuple
 
 from keepd.core.events import Event
 from keepd.core.newest import DEFAULT_NEWEST, Newest
@@ -19,10 +20,11 @@ class Grade(StrEnum):
 
     @property
     def strength(self) -> int:
-        return _STRENGTH[self]
+        return STRENGTH[self]
 
 
-_STRENGTH = {grade: len(grade.value) for grade in Grade}
+# A grade's strength, for the loops over a long session's thousand zones (no property call).
+STRENGTH = {grade: len(grade.value) for grade in Grade}
 FALLING_MARK = "▔▔▁"
 
 
@@ -55,9 +57,12 @@ class Tuning:
 DEFAULT_TUNING = Tuning()
 
 
-@dataclass(slots=True)  # not frozen: a long session has thousands, built on every analysis
-class Zone:
-    """A graded zone: stops `first..last` (positions in the curve), best at `best`."""
+class Zone(NamedTuple):
+    """A graded zone: stops `first..last` (positions in the curve), best at `best`.
+
+    A named tuple rather than a dataclass: a long session has a thousand zones, built on
+    every analysis, and `Zone._make` builds them from columns without a Python call each.
+    """
 
     first: int
     last: int

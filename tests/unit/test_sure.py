@@ -51,7 +51,7 @@ def test_work_finished_and_a_pause_keep_clear() -> None:
 
 def test_sure_only_settles_the_pick_even_when_it_is_not_among_the_zones() -> None:
     unsure = Zone(5, 5, 5, Grade.CLEAR, 2.0, reasons=("words", "new files"))
-    moved = dataclasses.replace(unsure, best=6)
+    moved = unsure._replace(best=6)
     pick, zones = sure_only(moved, [unsure])
     assert pick is not None and pick.grade is Grade.SUBTOPIC and pick.best == 6
     assert zones[0].grade is Grade.SUBTOPIC
@@ -79,7 +79,7 @@ def test_a_later_sure_break_among_the_newest_prompts_takes_the_pick() -> None:
     assert later_sure(early, [early, late], 20, 0) is early  # the rule off
     assert later_sure(early, [early, late], 30, 5) is early  # 17 is not among the newest
     assert later_sure(None, [late], 20, 5) is late
-    steps = dataclasses.replace(late, grade=Grade.SUBTOPIC)
+    steps = late._replace(grade=Grade.SUBTOPIC)
     assert later_sure(early, [early, steps], 20, 5) is early  # ●● does not
 
 

@@ -1,0 +1,106 @@
+"""The passes over a session's zones (written for a thousand zones on every analysis) give what
+their plain definitions give, on random zone lists."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given
+from hypothesis import strategies as st
+
+from keepd.core.cued import strongest_each
+from keepd.core.grade import strongest_zone
+from keepd.core.newest import ZONE_FEATURES, zone_columns
+from keepd.core.sure import SURE, is_sure, later_sure, sure_only
+from keepd.core.zone import Grade, Zone
+
+REASONS = st.lists(st.sampled_from(["words", "work finished", "pause", "new words"]), max_size=3)
+
+
+@st.composite
+def zones(draw: st.DrawFn, sorted_: bool = True) -> list[Zone]:
+    """Zones oldest first (one a stop, or several at a stop when `sorted_` is False)."""
+    count = draw(st.integers(0, 25))
+    stops = draw(st.lists(st.integers(0, 40), min_size=count, max_size=count, unique=sorted_))
+    out = [
+        Zone(
+            k,
+            k,
+            k,
+            draw(st.sampled_from(list(Grade))),
+            draw(st.sampled_from([0.0, 2.5, 12.0, 40.0, float("nan")])),
+            reasons=tuple(draw(REASONS)),
+            cued=draw(st.booleans()),
+        )
+        for k in stops
+    ]
+    return sorted(out, key=lambda zone: zone.best) if sorted_ else out
+
+
+def _plain_strongest_zone(zones: list[Zone]) -> Zone | None:
+    found = None
+    for zone in zones:
+        if zone.grade.strength >= 2 and (found is None or zone.rank >= found.rank):
+            found = zone
+    return found
+
+
+def _plain_strongest_each(zones: list[Zone]) -> list[Zone]:
+    strongest: dict[int, Zone] = {}
+    for zone in zones:
+        held = strongest.get(zone.best)
+        if held is None or zone.rank > held.rank:
+            strongest[zone.best] = zone
+    return [strongest[k] for k in sorted(strongest)]
+
+
+@given(zones(sorted_=False))
+def test_strongest_zone_is_the_latest_of_the_highest_rank(found: list[Zone]) -> None:
+    assert strongest_zone(found) is _plain_strongest_zone(found)
+
+
+@given(zones(sorted_=False))
+def test_strongest_each_keeps_the_strongest_zone_of_each_stop(found: list[Zone]) -> None:
+    got, plain = strongest_each(found), _plain_strongest_each(found)
+    assert len(got) == len(plain) and all(a is b for a, b in zip(got, plain, strict=True))
+
+
+@given(zones(), st.data())
+def test_sure_only_grades_every_unsure_clear_zone_subtopic(
+    found: list[Zone], data: st.DataObject
+) -> None:
+    pick = data.draw(st.sampled_from([None, *found]))
+    got_pick, got = sure_only(pick, found)
+    for old, new in zip(found, got, strict=True):
+        unsure = old.grade is Grade.CLEAR and not is_sure(old)
+        assert new == (old._replace(grade=Grade.SUBTOPIC) if unsure else old)
+    if pick is not None:
+        assert got_pick is got[found.index(pick)]
+
+
+@given(zones(), st.integers(0, 45), st.integers(0, 8))
+def test_later_sure_is_the_latest_sure_clear_zone_among_the_newest(
+    found: list[Zone], stops: int, recent: int
+) -> None:
+    newest = stops - 1
+    later = [
+        z
+        for z in found
+        if z.grade is Grade.CLEAR
+        and -1 < z.best <= newest
+        and z.best >= newest - recent
+        and not SURE.isdisjoint(z.reasons)
+    ]
+    expected = max(later, key=lambda z: z.best) if later and recent > 0 else None
+    assert later_sure(None, found, stops, recent) is expected
+
+
+@given(zones(sorted_=False))
+def test_zone_columns_mark_each_zone_at_its_stop(found: list[Zone]) -> None:
+    graded = [(zone.best, zone.grade.strength, zone.cued) for zone in found]
+    columns = dict(zone_columns(41, graded, np.zeros(41), 1.0))
+    for name in ZONE_FEATURES:
+        marked = np.zeros(41)
+        for best, strength, cued in graded:
+            if ZONE_FEATURES[int(cued) if strength == 3 else 4 - strength] == name:
+                marked[best] = 1.0
+        assert np.asarray(columns[name]).tolist() == marked.tolist()
