@@ -239,8 +239,9 @@ def _heights(curve: Curve, tuning: Tuning) -> tuple[FloatArray, FloatArray]:
     sc = curve.sc
     if not len(sc):
         return np.zeros(0, dtype=np.float64), np.zeros(0, dtype=np.float64)
-    fall = sc - _neighbour_mean(sc, tuning.ahead, after=True)
-    rise = sc - _neighbour_mean(sc, tuning.behind, after=False)
+    after, before = _neighbour_means(sc, tuning.ahead, tuning.behind)
+    fall = sc - after
+    rise = sc - before
     # Without stops before it a stop cannot be a peak: the curve's own fall would pass for one.
     rise[: min(2, len(rise))] = np.nan
     fall[: min(2, len(fall))] = np.nan
@@ -257,22 +258,36 @@ def _nan_to_num(values: FloatArray) -> FloatArray:
     return np.minimum(np.maximum(out, -_LARGEST), _LARGEST, out=out)
 
 
-def _neighbour_mean(sc: FloatArray, window: int, *, after: bool) -> FloatArray:
-    """Mean of the `window` values after (or before) each point, NaNs left out."""
-    pad = np.full(window, np.nan)
-    padded = np.concatenate([sc, pad] if after else [pad, sc])
-    shifts = range(1, window + 1) if after else range(window - 1, -1, -1)
-    # np.nansum over the shifted rows, added one row at a time from zero in the order a sum
-    # over them adds (so the same floats, -0.0 included), without building the rows at once.
-    sums = np.zeros(len(sc))
-    counts = np.zeros(len(sc), dtype=np.int64)
-    for j in shifts:
-        row = padded[j : j + len(sc)]
-        present = ~np.isnan(row)
-        sums += np.where(present, row, 0.0)
-        counts += present
-    means: FloatArray = np.divide(sums, counts, out=np.full(len(sc), np.nan), where=counts > 0)
-    return means
+def _neighbour_means(sc: FloatArray, ahead: int, behind: int) -> tuple[FloatArray, FloatArray]:
+    """Mean of the `ahead` values after each point and of the `behind` values before it, NaNs
+    left out.
+
+    Each sum adds its values one shifted row at a time from zero, nearest first after the
+    point and farthest first before it: the order the sum over a stack of those rows adds
+    them in, so the floats (-0.0 included) are what that sum gives. The counts are integers,
+    taken from one running count.
+    """
+    n, width = len(sc), max(ahead, behind)
+    pad = np.full(width, np.nan)
+    padded = np.concatenate([pad, sc, pad])
+    present = ~np.isnan(padded)
+    values = np.where(present, padded, 0.0)
+    running = np.concatenate([[0], np.cumsum(present, dtype=np.int64)])
+
+    def means(starts: range) -> FloatArray:
+        if not starts:
+            return np.full(n, np.nan)
+        sums = np.zeros(n)
+        for start in starts:
+            sums += values[start : start + n]
+        low, high = min(starts), max(starts) + 1
+        counts = running[high : high + n] - running[low : low + n]
+        out: FloatArray = np.divide(sums, counts, out=np.full(n, np.nan), where=counts > 0)
+        return out
+
+    after = means(range(width + 1, width + ahead + 1))
+    before = means(range(width - 1, width - behind - 1, -1))
+    return after, before
 
 
 def _zones(

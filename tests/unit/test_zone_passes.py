@@ -1,5 +1,5 @@
-"""The passes over a session's zones (written for a thousand zones on every analysis) give what
-their plain definitions give, on random zone lists."""
+"""Grading's passes over a session's stops and zones, written for a thousand zones on every
+analysis, give what their plain definitions give, on random stops and zones."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from keepd.core.cued import strongest_each
-from keepd.core.grade import strongest_zone
+from keepd.core.grade import _neighbour_means, strongest_zone
 from keepd.core.newest import ZONE_FEATURES, zone_columns
 from keepd.core.sure import SURE, is_sure, later_sure, sure_only
 from keepd.core.zone import Grade, Zone
@@ -104,3 +104,30 @@ def test_zone_columns_mark_each_zone_at_its_stop(found: list[Zone]) -> None:
             if ZONE_FEATURES[int(cued) if strength == 3 else 4 - strength] == name:
                 marked[best] = 1.0
         assert np.asarray(columns[name]).tolist() == marked.tolist()
+
+
+def _stacked_means(sc: np.ndarray, window: int, *, after: bool) -> np.ndarray:
+    """The plain definition: the shifted rows stacked, their NaNs left out of a sum and count."""
+    pad = np.full(window, np.nan)
+    padded = np.concatenate([sc, pad] if after else [pad, sc])
+    shifts = range(1, window + 1) if after else range(window - 1, -1, -1)
+    rows = np.array([padded[j : j + len(sc)] for j in shifts]).reshape(window, len(sc))
+    missing = np.isnan(rows)
+    counts = (~missing).sum(axis=0)
+    sums = np.where(missing, 0.0, rows).sum(axis=0)
+    return np.asarray(np.divide(sums, counts, out=np.full(len(sc), np.nan), where=counts > 0))
+
+
+VALUES = st.lists(
+    st.one_of(st.floats(-1e6, 1e6), st.just(float("nan")), st.just(-0.0)), max_size=40
+)
+
+
+@given(VALUES, st.integers(0, 7), st.integers(0, 7))
+def test_neighbour_means_are_the_stacked_rows_means_float_for_float(
+    values: list[float], ahead: int, behind: int
+) -> None:
+    sc = np.asarray(values, dtype=np.float64)
+    after, before = _neighbour_means(sc, ahead, behind)
+    assert after.tobytes() == _stacked_means(sc, ahead, after=True).tobytes()
+    assert before.tobytes() == _stacked_means(sc, behind, after=False).tobytes()
