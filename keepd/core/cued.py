@@ -73,7 +73,9 @@ def strongest_each(zones: list[Zone]) -> list[Zone]:
     """One zone a stop, the strongest (the first of equals; a raised zone may have moved onto
     another zone's stop), oldest first."""
     bests = [zone.best for zone in zones]
-    if len(set(bests)) == len(bests):  # one a stop already: the order alone (a stable sort)
+    if all(map(int.__lt__, bests, bests[1:])):  # one a stop already, oldest first
+        return zones
+    if len(set(bests)) == len(bests):  # one a stop already: the order alone
         return sorted(zones, key=_best_of)
     strongest: dict[int, Zone] = {}
     for zone in zones:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
+from keepd.core.cued import strongest_each
 from keepd.core.points import Scored
 from keepd.core.zone import Zone
 
@@ -55,7 +56,7 @@ def settled(
     """
     stops = len(closing)
     closes = closing.tolist()  # plain bools: numpy's scalars cost more
-    kept = _strongest(_moved_past_closing(zones, closing, closes))
+    kept = strongest_each(_moved_past_closing(zones, closing, closes))  # two may now meet
     if pick is None:
         return None, kept
     at = _past_closing(pick, closes)
@@ -88,16 +89,3 @@ def _past_closing(zone: Zone, closing: list[bool]) -> Zone:
     if k + 1 >= len(closing) or not closing[k]:
         return zone
     return zone._replace(best=k + 1, last=max(zone.last, k + 1))
-
-
-def _strongest(zones: list[Zone]) -> list[Zone]:
-    """One zone a stop, the strongest (two may meet once one has moved)."""
-    bests = [zone.best for zone in zones]
-    if all(map(int.__lt__, bests, bests[1:])):  # one a stop already, oldest first
-        return zones
-    best: dict[int, Zone] = {}
-    for zone in zones:
-        held = best.get(zone.best)
-        if held is None or zone.rank > held.rank:
-            best[zone.best] = zone
-    return [best[k] for k in sorted(best)]

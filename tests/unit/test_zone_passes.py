@@ -3,6 +3,8 @@ analysis, give what their plain definitions give, on random stops and zones."""
 
 from __future__ import annotations
 
+from itertools import groupby
+
 import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
@@ -45,12 +47,10 @@ def _plain_strongest_zone(zones: list[Zone]) -> Zone | None:
 
 
 def _plain_strongest_each(zones: list[Zone]) -> list[Zone]:
-    strongest: dict[int, Zone] = {}
-    for zone in zones:
-        held = strongest.get(zone.best)
-        if held is None or zone.rank > held.rank:
-            strongest[zone.best] = zone
-    return [strongest[k] for k in sorted(strongest)]
+    """Each stop's zones in their order, the first of the highest rank among them."""
+    at = sorted(range(len(zones)), key=lambda i: (zones[i].best, i))
+    groups = groupby((zones[i] for i in at), key=lambda zone: zone.best)
+    return [max(group, key=lambda zone: zone.rank) for _, group in groups]
 
 
 @given(zones(sorted_=False))
