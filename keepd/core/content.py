@@ -85,6 +85,20 @@ def cut(text: Any, cap: int) -> str:
     return text[:cap] if isinstance(text, str) else ""
 
 
+def as_text(value: Any) -> str:
+    """`str` of a block's id or name as orjson reads it, an integer past 64 bits being a float
+    to it (the typed reader's msgspec keeps it an integer).
+
+    >>> as_text("toolu_1"), as_text(7), as_text(2**64)
+    ('toolu_1', '7', '1.8446744073709552e+19')
+    """
+    if type(value) is str:
+        return value
+    if type(value) is int and not -(2**63) <= value < 2**64:
+        return str(float(value))
+    return str(value)
+
+
 def text_or_none(value: Any) -> str | None:
     return value if type(value) is str else None
 

@@ -34,11 +34,15 @@ TURNS = 32  # the prompt says it turns to the next thing: "next issue", "somethi
 COMMAND = 64  # the prompt is a slash command or shell-mode input: its length is markup
 CLOSES = -128  # the prompt says the work is done: "great, that works", "thanks" (int8's top bit)
 
+# "git" and "gh" open each branch and the word boundary before them is asked after them
+# (`(?<!\wgit)` is `\b` before "git"): a pattern that opens with a literal is searched for
+# it in C, one that opens with `\b` is tried at every character of a long command.
 _FINISHING = re.compile(
-    r"\bgit\s+(?:-C\s+\S+\s+)?(?:commit|push|merge)\b|\bgh\s+pr\s+(?:create|merge)\b"
+    r"git(?<!\wgit)\s+(?:-C\s+\S+\s+)?(?:commit|push|merge)\b|gh(?<!\wgh)\s+pr\s+(?:create|merge)\b"
 )
 _BRANCHING = re.compile(
-    r"\bgit\s+(?:-C\s+\S+\s+)?(?:checkout\s+-b|switch\s+-c|worktree\s+add)\b|\bgh\s+pr\s+checkout\b"
+    r"git(?<!\wgit)\s+(?:-C\s+\S+\s+)?(?:checkout\s+-b|switch\s+-c|worktree\s+add)\b"
+    r"|gh(?<!\wgh)\s+pr\s+checkout\b"
 )
 _COMMAND = re.compile(r"<command-name>\s*/?([^<\s]+)\s*</command-name>")
 # Claude Code's own commands that change settings or show something: no work of their own.

@@ -8,7 +8,15 @@ from dataclasses import dataclass
 from sys import intern
 from typing import Any
 
-from keepd.core.content import blocks_of, cut, edit_change, joined, text_length, text_or_none
+from keepd.core.content import (
+    as_text,
+    blocks_of,
+    cut,
+    edit_change,
+    joined,
+    text_length,
+    text_or_none,
+)
 from keepd.core.cues import message_marks, named_numbers, prompt_marks
 from keepd.core.entries import Entry
 from keepd.core.quote import QUOTE_CHARS, raw, shown
@@ -287,7 +295,7 @@ def count_blocks(
             _call(node, block)
             category, value = "tool_call", block.get("input")
         elif kind == "tool_result":
-            node.tool_results += (str(block.get("tool_use_id")),)
+            node.tool_results += (as_text(block.get("tool_use_id")),)
             category, value = "tool_result", block.get("content")
         elif kind == "text":
             category, value = text_category, block.get("text")
@@ -309,14 +317,14 @@ def count_blocks(
 
 def _call(node: Node, block: dict[str, Any]) -> None:
     """A tool call's id, its marks (core/cues.py), the files it touches and how."""
-    node.tool_calls += (str(block.get("id")),)
+    node.tool_calls += (as_text(block.get("id")),)
     name, value = block.get("name"), block.get("input")
     marks, files = message_marks(name, value)
     node.marks |= marks
     if name in EDIT_TOOLS:
         node.edits = True
     if files and (name in EDIT_TOOLS or name == READ_TOOL):
-        call = (str(block.get("id")), str(name), files[0], edit_change(name, value))
+        call = (as_text(block.get("id")), as_text(name), files[0], edit_change(name, value))
         node.file_calls += (call,)
     if files:
         node.files += files

@@ -5,11 +5,15 @@ A line is decoded into structs that declare only the fields `make_node` reads, e
 type it accepts, so the rest of the line (a tool result's copy, a response's bookkeeping) is
 passed over without building anything. A field of another type fails the decode, as does a
 line that is not a JSON object: such a line is declined and read as before, and so is an
-attachment's or a compact boundary's, whose nodes read more. A message's content, whose shape
-varies, is kept as raw bytes and parsed by orjson itself, so it is exactly what the dict path
-reads. One difference is left: msgspec does not check the bytes of a value it passes over, so
-a line whose unread field holds invalid UTF-8 or a number past a float's range, which orjson
-refuses whole, is read (as the lean parse already reads one whose `toolUseResult` holds them).
+attachment's or a compact boundary's, whose nodes read more. A message's content is
+decoded too, as a string or a list of objects (what `blocks_of` keeps whole; any other shape
+is declined), into the values orjson gives: where they can differ, a node reads them as
+orjson's (`content.as_text`: an integer past 64 bits is a float to orjson), or the line is
+declined (msgspec nests less deep, even in a value it passes over). One difference is left:
+msgspec checks neither the bytes of a value it passes over nor an integer's size, so a line
+whose unread field holds invalid UTF-8 or a number past a float's range, or whose content
+holds such an integer, which orjson refuses whole, is read (as the lean parse already reads
+one whose `toolUseResult` holds them).
 
 >>> node = typed_node(b'{"type":"user","uuid":"u","message":{"content":"hi"}}', 0)
 >>> node is not None and (node.kind, node.uuid, node.is_prompt, node.text)
@@ -25,7 +29,6 @@ from sys import intern
 from typing import Annotated, Any
 
 import msgspec
-import orjson
 
 from keepd.core.content import blocks_of
 from keepd.core.entries import Entry, Line
@@ -52,9 +55,6 @@ class _Usage(msgspec.Struct):
     output_tokens: _Int | None = None
 
 
-_NONE = msgspec.Raw(b"")  # no content (msgspec takes no union with `Raw`)
-
-
 class _Reply(msgspec.Struct):
     """What the skim reads of a message: a response's id, model and usage."""
 
@@ -64,9 +64,10 @@ class _Reply(msgspec.Struct):
 
 
 class _Message(_Reply):
-    """What a node reads of a message: the skim's fields and the content, kept raw."""
+    """What a node reads of a message: the skim's fields and the content, in the shapes
+    `blocks_of` keeps whole (another shape, a list holding a non-object, is declined)."""
 
-    content: msgspec.Raw = _NONE
+    content: str | list[dict[str, Any]] | None = None
 
 
 class _Entry(msgspec.Struct):
@@ -95,7 +96,7 @@ def typed_node(line: Line, pos: int, policy: TextPolicy = DEFAULT_POLICY) -> Nod
     when the line is not one this reader takes: read it through the dict path then."""
     try:
         entry = _decode(line)
-    except msgspec.DecodeError:
+    except (msgspec.DecodeError, RecursionError):  # it nests less deep than orjson
         return None
     kind = entry.type
     if kind == "attachment" or (kind == "system" and entry.subtype == "compact_boundary"):
@@ -109,20 +110,16 @@ def typed_node(line: Line, pos: int, policy: TextPolicy = DEFAULT_POLICY) -> Nod
         entry.logicalParentUuid,
         entry.isSidechain is True,
     )
-    if kind in CONVERSATION and not _fill(node, entry, policy):
-        return None
+    if kind in CONVERSATION:
+        _fill(node, entry, policy)
     return node
 
 
-def _fill(node: Node, entry: _Entry, policy: TextPolicy) -> bool:
-    """`make_node`'s reading of a message; False if its content is not what orjson reads."""
+def _fill(node: Node, entry: _Entry, policy: TextPolicy) -> None:
+    """`make_node`'s reading of a message."""
     message = entry.message
-    blocks: list[dict[str, Any]] = []
-    if message is not None and message.content is not _NONE:
-        try:
-            blocks = blocks_of(orjson.loads(memoryview(message.content)))
-        except orjson.JSONDecodeError:
-            return False
+    content = None if message is None else message.content
+    blocks = content if type(content) is list else blocks_of(content)
     timestamp, session_id, cwd = entry.timestamp, entry.sessionId, entry.cwd
     node.timestamp = "" if timestamp is None else timestamp
     node.session_id = None if session_id is None else intern(session_id)
@@ -131,7 +128,7 @@ def _fill(node: Node, entry: _Entry, policy: TextPolicy) -> bool:
         count_blocks(node, blocks, "reply", policy)
         if message is not None:
             _fill_reply(node, entry, message)
-        return True
+        return
     meta, summary = entry.isMeta is True, entry.isCompactSummary is True
     node.meta = meta
     count_blocks(node, blocks, "injected" if meta or summary else "prompt", policy)
@@ -142,7 +139,6 @@ def _fill(node: Node, entry: _Entry, policy: TextPolicy) -> bool:
         branch = entry.gitBranch
         node.git_branch = None if branch is None else intern(branch)
         mark_prompt(node, blocks)
-    return True
 
 
 def _fill_reply(node: Node, entry: _Entry, message: _Message) -> None:
@@ -187,7 +183,7 @@ def skimmed_facts(line: Line) -> Facts | None:
     passed over; None when the line is not one this reader takes."""
     try:
         entry = _decode_facts(line)
-    except msgspec.DecodeError:
+    except (msgspec.DecodeError, RecursionError):
         return None
     kind = entry.type
     if kind not in CONVERSATION:

@@ -99,7 +99,7 @@ def word_keys(texts: Sequence[str]) -> WordKeys:
     starts, ends = starts[long_enough], ends[long_enough]
     distinct, ones = _distinct(spaced, starts, ends)
     spelled = _spelled(spaced, data, starts[ones], ends[ones])
-    return _expand(spelled, distinct, starts, text_starts=_text_starts(encoded), texts=len(texts))
+    return _expand(spelled, distinct, starts, text_starts=_text_starts(encoded))
 
 
 def _distinct(spaced: bytes, starts: IntArray, ends: IntArray) -> tuple[IntArray, IntArray]:
@@ -148,8 +148,10 @@ def _spelled(
     """
     text = spaced.decode("ascii")  # one string, sliced: one object a distinct piece
     pieces = [text[s:e] for s, e in zip(starts.tolist(), ends.tolist(), strict=True)]
-    dots = (data == _DOT).nonzero()[0]
-    odd = (data[starts] < _A) | (dots.searchsorted(starts) != dots.searchsorted(ends))
+    # dots up to each byte: a piece holds one if the count moves across it (the pieces are in
+    # their sorted order here, so searching a list of the dots jumps about memory)
+    dots = (data == _DOT).cumsum(dtype=np.int32 if len(data) < 2**31 else np.int64)
+    odd = (data[starts] < _A) | (dots[ends - 1] != dots[starts - 1])
     stop = np.fromiter(map(STOPWORDS.__contains__, pieces), dtype=bool, count=len(pieces))
     kept = ~(odd | stop)
     per = kept.astype(np.int64)
@@ -179,7 +181,6 @@ def _expand(
     starts: IntArray,
     *,
     text_starts: IntArray,
-    texts: int,
 ) -> WordKeys:
     """Every piece's words, from those of the distinct pieces (`_spelled`: the words, how many
     each piece has, where its own start), in the texts' order."""
@@ -193,6 +194,10 @@ def _expand(
     else:
         piece = each.nonzero()[0]
         entry = base[distinct[piece]]
-    owner = text_starts.searchsorted(starts[piece], side="right") - 1
-    counts = np.bincount(owner, minlength=texts).astype(np.int64)
+    # each text's words: those of its pieces, the pieces being in the texts' order (a search
+    # for each text's start among the pieces, not for each piece's text among the starts)
+    before = np.zeros(len(starts) + 1, dtype=np.int64)
+    np.cumsum(each, out=before[1:])
+    edges = np.append(starts.searchsorted(text_starts), len(starts))
+    counts = before[edges[1:]] - before[edges[:-1]]
     return WordKeys(counts, keys[entry], spellings, entry)

@@ -13,6 +13,7 @@ from keepd.core.cues import (
     _NUMBER,
     _OPENING,
     BARE,
+    BRANCHED,
     CLEARS,
     COMMAND,
     FINISHED,
@@ -56,6 +57,25 @@ def test_a_commit_push_merge_or_pull_request_finishes_work_in_a_bash_call_only()
     for command in ("git status", "git log --oneline", "gh pr view 3"):
         assert not message_marks("Bash", {"command": command})[0] & FINISHED, command
     assert message_marks("Write", {"command": "git commit"}) == (0, ())
+
+
+_GIT_WORDS = ["git", "gh", " ", "\n", "pr", "commit", "push", "merge", "create", "checkout"]
+_GIT_WORDS += ["-b", "switch", "-c", "worktree", "add", "-C", "x", "_", "é", "/", "gitgit", "ágit"]
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.lists(st.sampled_from(_GIT_WORDS), max_size=10))
+def test_a_commands_marks_are_those_of_the_patterns_as_written(words: list[str]) -> None:
+    # cues.py asks for the word boundary after "git" and "gh", which its search needs: the same
+    command = "".join(words)
+    finishing = r"\bgit\s+(?:-C\s+\S+\s+)?(?:commit|push|merge)\b|\bgh\s+pr\s+(?:create|merge)\b"
+    branching = r"\bgit\s+(?:-C\s+\S+\s+)?(?:checkout\s+-b|switch\s+-c|worktree\s+add)\b"
+    branching += r"|\bgh\s+pr\s+checkout\b"
+    marks = 0
+    if "git" in command or "gh " in command:  # what message_marks asks first
+        marks = FINISHED * bool(re.search(finishing, command))
+        marks |= BRANCHED * bool(re.search(branching, command))
+    assert message_marks("Bash", {"command": command})[0] == marks
 
 
 def test_prompts_that_start_work_or_carry_none() -> None:

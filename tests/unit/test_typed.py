@@ -173,6 +173,13 @@ def test_lines_of_any_shape_read_alike(entry: dict[str, Any]) -> None:
         b'{"type":"user","uuid":"u"',  # cut short
         b'{"type":"user","uuid":"u","message":{"content":[1,]}}',  # malformed content
         b'{"type":"user","uuid":"u","message":"hi"}',  # a message that is not an object
+        b'{"type":"user","uuid":"u","message":{"content":["hi",{"type":"text"}]}}',
+        b'{"type":"user","uuid":"u","message":{"content":{"type":"text"}}}',
+        b'{"type":"user","uuid":"u","message":{"content":[{"input":'
+        + b"[" * 1010
+        + b"]" * 1010
+        + b"}]}}",  # deeper than msgspec nests, not than orjson
+        b'{"type":"progress","uuid":"p","data":' + b"[" * 1010 + b"]" * 1010 + b"}",
         b'{"type":"assistant","uuid":"u","isSidechain":"yes"}',
         b'{"type":"assistant","message":{"usage":{"input_tokens":true}}}',
         b'{"type":"assistant","message":{"usage":{"input_tokens":1e3}}}',
@@ -215,3 +222,18 @@ def test_the_bytes_of_a_field_nobody_reads_are_not_checked() -> None:
         assert EntryReader().parse(raw) is None
         node = typed_node(raw, 0)
         assert node is not None and node.uuid == "p"
+    # nor an integer past a float's range in a message's content, which no node reads
+    raw = b'{"type":"user","uuid":"u","message":{"content":[{"type":"x","n":' + b"9" * 400
+    raw += b"}]}}"
+    assert EntryReader().parse(raw) is None
+    node = typed_node(raw, 0)
+    assert node is not None and node.uuid == "u" and not node.chars
+
+
+def test_ids_past_64_bits_read_as_orjson_reads_them() -> None:
+    raw = b'{"type":"assistant","uuid":"a","message":{"content":[{"type":"tool_use","id":'
+    raw += str(2**64).encode() + b',"name":' + str(-(2**63) - 1).encode() + b"}]}}"
+    node = typed_node(raw, 0)
+    entry = EntryReader().parse(raw)
+    assert node is not None and entry is not None and node == make_node(entry, 0)
+    assert node.tool_calls == ("1.8446744073709552e+19",)
