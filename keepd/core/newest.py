@@ -90,7 +90,7 @@ def chances(model: Newest, columns: Sequence[Column], stops: int) -> FloatArray:
     for name, values in columns:
         weight = weights.get(name, 0.0)
         if weight:
-            logit += weight * np.asarray(values, dtype=np.float64)
+            logit += weight * np.asarray(values)  # a flag column multiplies as 0.0 / 1.0
     return np.asarray(1.0 / (1.0 + np.exp(-logit)), dtype=np.float64)
 
 

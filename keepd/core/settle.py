@@ -55,11 +55,10 @@ def settled(
     True
     """
     stops = len(closing)
-    closes = closing.tolist()  # plain bools: numpy's scalars cost more
-    kept = strongest_each(_moved_past_closing(zones, closing, closes))  # two may now meet
+    kept = strongest_each(_moved_past_closing(zones, closing))  # two may now meet
     if pick is None:
         return None, kept
-    at = _past_closing(pick, closes)
+    at = _past_closing(pick, closing)
     if at.best < stops - 1:
         return at, kept
     before = stops - 2
@@ -71,21 +70,19 @@ def settled(
     return short, sorted([*rest, short], key=lambda zone: zone.best)
 
 
-def _moved_past_closing(
-    zones: list[Zone], closing: npt.NDArray[np.bool_], closes: list[bool]
-) -> list[Zone]:
+def _moved_past_closing(zones: list[Zone], closing: npt.NDArray[np.bool_]) -> list[Zone]:
     """`zones` with each one at a closing prompt moved to the prompt after it, the stops
     looked up at once (a long session has a thousand zones, on every analysis)."""
     bests = np.array([zone.best for zone in zones], dtype=np.int64)
     moving = closing[bests] & (bests + 1 < len(closing))
     out = list(zones)
     for at in np.flatnonzero(moving).tolist():
-        out[at] = _past_closing(zones[at], closes)
+        out[at] = _past_closing(zones[at], closing)
     return out
 
 
-def _past_closing(zone: Zone, closing: list[bool]) -> Zone:
+def _past_closing(zone: Zone, closing: npt.NDArray[np.bool_]) -> Zone:
     k = zone.best
-    if k + 1 >= len(closing) or not closing[k]:
+    if k + 1 >= len(closing) or not bool(closing[k]):
         return zone
     return zone._replace(best=k + 1, last=max(zone.last, k + 1))
