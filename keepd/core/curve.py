@@ -48,5 +48,6 @@ def _suffix_sums_at(values: IntArray, at: IntArray) -> IntArray:
     """For each s in `at`, the sum of values[s:] (one pass, no reversed copies)."""
     if not len(values):
         return np.zeros(len(at), dtype=np.int64)
-    before = np.cumsum(values) - values  # element s: the sum of values[:s]
-    return np.asarray(int(before[-1] + values[-1]) - before[at], dtype=np.int64)
+    running = np.cumsum(values)  # element s: the sum of values[: s + 1]
+    # values[s:] sums to the total less what comes before s; read at the stops alone
+    return np.asarray(int(running[-1]) - running[at] + values[at], dtype=np.int64)
