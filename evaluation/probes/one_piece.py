@@ -11,7 +11,8 @@ base: keepd's pick as shipped, keepd's pick with its points fitted on the other 
 "one before the end"; the features: keepd's ●●● zones, its ●●● zones with a sure cue, the
 stops whose cues' points reach the ●●● total, the stop count, the curve's highest stop in
 wiggles, the newest-work model's chance that no usable stop after the first begins a new
-piece), the picks within one in sample (the threshold chosen on all 38) and left one project
+piece, whether keepd's pick with its points left one project out is none), the picks within
+one in sample (the threshold chosen on all 38) and left one project
 out (the threshold chosen on the other projects' sessions: the most picks within one, ties to
 the rule that withholds least), the fold-by-fold thresholds, and every session's features
 beside its newest piece; (3) for the rules so chosen on all 38, the calibration joins
@@ -54,6 +55,8 @@ FEATURES = (
     "words: highest stop (wiggles)",
 )
 ONE_PIECE = "model: no new piece"  # the newest-work model's chance of no new piece
+NO_PICK = "keepd (points left out) makes no pick"  # 1.0 where it does not, else 0.0
+HIGH = frozenset({ONE_PIECE, NO_PICK})  # features that say one piece when high
 WITHHOLD = {"no pick": None, "stop 0": 0}
 
 
@@ -117,7 +120,7 @@ class Rule:
         value = s.features[self.feature]
         if math.isnan(value):
             return False
-        if self.feature == ONE_PIECE:
+        if self.feature in HIGH:
             return value >= self.threshold
         return value <= self.threshold
 
@@ -130,7 +133,7 @@ NEVER = {True: math.inf, False: -math.inf}  # a threshold that never withholds
 
 def candidates(base: str, feature: str, action: str, rows: Sequence[Seen]) -> list[Rule]:
     """Every threshold at a value the rows take, the rule that never withholds first."""
-    high = feature == ONE_PIECE
+    high = feature in HIGH
     values = sorted({r.features[feature] for r in rows if not math.isnan(r.features[feature])})
     values = values[::-1] if high else values
     return [Rule(base, feature, action, t) for t in [NEVER[high], *values]]
@@ -203,7 +206,7 @@ def part_two(
     folds = project_folds([r.name for r in rows])
     out, lines, chosen = [], [], {}
     for base in BASES:
-        for feature in (*FEATURES, ONE_PIECE):
+        for feature in (*FEATURES, ONE_PIECE, NO_PICK):
             for action in WITHHOLD:
                 rules = candidates(base, feature, action, rows)
                 whole = best(rules, rows, by_name)
@@ -249,7 +252,7 @@ def part_three(shared: Path, chosen: dict[tuple[str, str, str], Rule]) -> str:
             for case in group.cases(shared, Path(folder), 150)
         ]
     read = [(seen(p.case.name, p), p) for p, _ in joins]
-    read = [(dataclasses.replace(s, left=s.pick), p) for s, p in read]  # no folds on joins
+    read = [(with_left(s, s.pick), p) for s, p in read]  # no folds on joins
     out = []
     keys = [("", "", ""), *[k for k in chosen if k[0] != "keepd's pick"]]
     for key in keys:
@@ -292,6 +295,12 @@ def part_features(rows: Sequence[Seen], by_name: dict[str, Labelled]) -> str:
     return table(headers, out)
 
 
+def with_left(s: Seen, left: int | None) -> Seen:
+    """`s` with keepd's pick fitted on the other projects, and whether it makes none."""
+    features = {**s.features, NO_PICK: 1.0 if left is None else 0.0}
+    return dataclasses.replace(s, left=left, features=features)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m evaluation.probes.one_piece")
     parser.add_argument("--shared", type=Path, help="the shared folder (default: ../shared)")
@@ -303,7 +312,7 @@ def main(argv: list[str] | None = None) -> int:
     left = {s.name: s.pick for s in baselines.points_left_out(calibration)}
     judged = [c for c in calibration if c.newest() is not None]
     by_name = {c.name: c for c in judged}
-    rows = [dataclasses.replace(seen(c.name, c.prepared), left=left[c.name]) for c in judged]
+    rows = [with_left(seen(c.name, c.prepared), left[c.name]) for c in judged]
     print(part_one(rows, by_name), "\n")
     print(part_features(rows, by_name), "\n")
     text, chosen = part_two(rows, by_name)
