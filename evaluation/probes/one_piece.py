@@ -103,7 +103,7 @@ def seen(name: str, p: Prepared) -> Seen:
 BASES: dict[str, Callable[[Seen], int | None]] = {
     "keepd's pick": lambda s: s.pick,
     "keepd's pick, points left one project out": lambda s: s.left,
-    "one before the end": lambda s: max(s.stops - 2, 0),
+    "one before the end": lambda s: baselines.PICKS["one before the end"](s.stops),
 }
 
 
@@ -140,7 +140,7 @@ def candidates(base: str, feature: str, action: str, rows: Sequence[Seen]) -> li
 
 
 def hits(rule: Rule, rows: Sequence[Seen], by_name: dict[str, Labelled]) -> int:
-    return sum(1 for r in rows if labels.pick_near(by_name[r.name].newest(), rule.pick(r)))
+    return sum(_hit(by_name, r, rule.pick(r)) for r in rows)
 
 
 def best(rules: list[Rule], rows: Sequence[Seen], by_name: dict[str, Labelled]) -> Rule:
@@ -281,7 +281,7 @@ def part_features(rows: Sequence[Seen], by_name: dict[str, Labelled]) -> str:
     out = []
     for r in sorted(rows, key=lambda r: -np.nan_to_num(r.features[ONE_PIECE], nan=-1.0)):
         newest = "/".join(map(str, sorted(set(_newest(by_name, r)))))
-        left, end = _hit(by_name, r, r.left), _hit(by_name, r, max(r.stops - 2, 0))
+        left, end = _hit(by_name, r, r.left), _hit(by_name, r, BASES["one before the end"](r))
         values = [f"{r.features[f]:.3g}" for f in (ONE_PIECE, *FEATURES)]
         out.append([r.name[:40], newest, *values, "yes" if left else "no", "yes" if end else "no"])
     headers = [
