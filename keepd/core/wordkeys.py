@@ -103,8 +103,8 @@ def word_keys(texts: Sequence[str]) -> WordKeys:
 
 
 def _distinct(spaced: bytes, starts: IntArray, ends: IntArray) -> tuple[IntArray, IntArray]:
-    """Which distinct piece each piece is (numbered in their sorted order), and the index of
-    one piece of each.
+    """Which distinct piece each piece is (numbered in the order they first appear), and where
+    each distinct piece first appears.
 
     A piece of up to 16 bytes is read as two 8-byte words, the bytes past its end masked to
     zero (no piece holds a zero byte, so two different pieces differ in a word); pieces are
@@ -114,7 +114,10 @@ def _distinct(spaced: bytes, starts: IntArray, ends: IntArray) -> tuple[IntArray
     a distinct one of its own: its first word is its place shifted up a byte, whose zero low
     byte no piece's first byte is, so it equals no other piece's. All pieces are sorted
     together: half the array operations of sorting the short ones apart, each of which costs
-    more than its work on a branch's few thousand pieces.
+    more than its work on a branch's few thousand pieces. The sort is of values, not an
+    argsort (a third of its time): the mix's high bits with each piece's place in the low
+    ones, so a run is in the pieces' order and opens with a piece's first appearance. The
+    mix is multiplied once more, as the high bytes of a short piece's word are all zero.
     """
     lengths = np.minimum(ends - starts, 17)
     padded = spaced + bytes(16)
@@ -124,14 +127,22 @@ def _distinct(spaced: bytes, starts: IntArray, ends: IntArray) -> tuple[IntArray
     longer = (lengths > 16).nonzero()[0]
     if len(longer):
         head[longer] = longer.astype(np.uint64) << np.uint64(8)
-    order = (head ^ (tail * _MIX)).argsort()
+    low = np.uint64((1 << max(len(starts).bit_length(), 1)) - 1)
+    placed = (((head ^ (tail * _MIX)) * _MIX) & ~low) | np.arange(len(starts), dtype=np.uint64)
+    placed.sort()
+    order = (placed & low).astype(np.int64)
     head, tail = head[order], tail[order]
     opens = np.empty(len(order), dtype=bool)
     opens[:1] = True
     np.logical_or(head[1:] != head[:-1], tail[1:] != tail[:-1], out=opens[1:])
+    firsts = order[opens]
+    # numbered by first appearance: the text is then sliced front to back (`_spelled`)
+    by_place = firsts.argsort()
+    number = np.empty(len(firsts), dtype=np.int64)
+    number[by_place] = np.arange(len(firsts))
     which = np.empty(len(starts), dtype=np.int64)
-    which[order] = opens.cumsum() - 1
-    return which, order[opens]
+    which[order] = number[opens.cumsum() - 1]
+    return which, firsts[by_place]
 
 
 def _spelled(
@@ -141,17 +152,15 @@ def _spelled(
     them, how many each piece has and where its own start among them.
 
     A piece that starts with a letter and holds no dot is a word as it stands unless it is
-    a stopword, which is told for all pieces at once; only the others (file names, version
-    numbers) are searched with `WORD`, one by one. The words as they stand come first, the
+    a stopword, which is told for all pieces at once, and so is a dotted name `WORD` takes
+    whole (`_searched`); only the others (version numbers, "e.g", a path's ".claude") are
+    searched with `WORD`, one by one. The words as they stand come first, the
     searched ones after them, so no list is made for each piece: each such list outlived
     the batch, and the cycle collector walked it again and again.
     """
     text = spaced.decode("ascii")  # one string, sliced: one object a distinct piece
     pieces = [text[s:e] for s, e in zip(starts.tolist(), ends.tolist(), strict=True)]
-    # dots up to each byte: a piece holds one if the count moves across it (the pieces are in
-    # their sorted order here, so searching a list of the dots jumps about memory)
-    dots = (data == _DOT).cumsum(dtype=np.int32 if len(data) < 2**31 else np.int64)
-    odd = (data[starts] < _A) | (dots[ends - 1] != dots[starts - 1])
+    odd = _searched(data, starts, ends)
     stop = np.fromiter(map(STOPWORDS.__contains__, pieces), dtype=bool, count=len(pieces))
     kept = ~(odd | stop)
     per = kept.astype(np.int64)
@@ -167,6 +176,26 @@ def _spelled(
         base[others] = len(plain) + sizes.cumsum() - sizes
         spellings += chain.from_iterable(found)
     return spellings, per, base
+
+
+def _searched(
+    data: npt.NDArray[np.uint8], starts: IntArray, ends: IntArray
+) -> npt.NDArray[np.bool_]:
+    """Which pieces `WORD` must search: those that start with a digit, "_" or "." and those
+    holding a dot that are not a dotted name whole (`WORD` takes one whose first part has
+    three characters or more and no part empty: "entries.py", not "e.g" or "main...origin").
+
+    The pieces are in their order in `data`, so each search walks the dots front to back (a
+    count of the dots up to every byte cost more).
+    """
+    dots = (data == _DOT).nonzero()[0]
+    first = dots.searchsorted(starts)
+    dotted = first != dots.searchsorted(ends)
+    runs = dots[1:][dots[1:] - dots[:-1] == 1]  # the second dot of two in a row
+    empty = (runs.searchsorted(starts) != runs.searchsorted(ends)) | (data[ends - 1] == _DOT)
+    short = dots[np.minimum(first, len(dots) - 1)] - starts < 3 if len(dots) else dotted
+    needed: npt.NDArray[np.bool_] = (data[starts] < _A) | (dotted & (short | empty))
+    return needed
 
 
 def _text_starts(encoded: list[bytes]) -> IntArray:

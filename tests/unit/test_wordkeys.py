@@ -33,6 +33,7 @@ def test_pieces_long_short_repeated_and_odd() -> None:
         "İSTANBUL Kelvin \u212aelvin café — naïve",
         "the and of",
         "precedence precedences precedence.",
+        "main...origin e.g abc..d abc.d.e ab.cde abc. abc.de. x.yz.w ..abc .abc abc.d..e a1_.x",
     ]
     assert_same_as_one_by_one(texts)
     assert_same_as_one_by_one(texts[::-1])
