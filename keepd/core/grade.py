@@ -36,9 +36,11 @@ __all__ = [
     "FALLING_MARK",
     "NEWEST_REASON",
     "Grade",
+    "Graded",
     "Grading",
     "Tuning",
     "Zone",
+    "before_pick",
     "grade",
     "heights",
     "multiples",
@@ -75,7 +77,7 @@ def grade(
     """Finds, grades and ranks the zones of `curve`; `frees` is each stop's freed share,
     `events` the session's own break before each stop (core/events.py) and `cues` what its
     prompts and tool calls say (core/cues.py), if known."""
-    graded = _graded(curve, frees, tuning, events, cues)
+    graded = before_pick(curve, frees, tuning, events, cues)
     eligible, zones, pick = graded.eligible, graded.zones, None
     if tuning.newest is not None and graded.scored is not None and cues is not None:
         chosen = Chosen(graded.zones, graded.scored, graded.heights, graded.wiggle)
@@ -104,8 +106,9 @@ def grade(
 
 
 @dataclass(frozen=True, slots=True)
-class _Graded:
-    """What grading finds before the pick: the zones and what they were measured by."""
+class Graded:
+    """What grading finds before the pick: the zones and what they were measured by
+    (`eligible` is the caller's own array: `grade` marks its zones' stops in it)."""
 
     wiggle: float
     eligible: npt.NDArray[np.bool_]
@@ -115,13 +118,16 @@ class _Graded:
     scored: Scored | None  # the cues' points, when the cues are known
 
 
-def _graded(
+def before_pick(
     curve: Curve,
     frees: FloatArray,
     tuning: Tuning,
     events: EventCodes | None,
     cues: StopCues | None,
-) -> _Graded:
+) -> Graded:
+    """What `grade` reads before it makes the pick: the eligible stops, the wiggle, every
+    stop's height in wiggles, the words' zones (graded with the cues' points when `cues` is
+    known) and those points. Probes that try another pick rule start from it."""
     eligible = eligible_stops(curve, frees, tuning)
     points = np.flatnonzero(eligible)
     wiggle = wiggle_of(curve.sc[points])
@@ -147,7 +153,7 @@ def _graded(
             heights=heights,
             wiggle=wiggle,
         )
-    return _Graded(wiggle, eligible, points, heights, zones, scored)
+    return Graded(wiggle, eligible, points, heights, zones, scored)
 
 
 def newest_features(
@@ -159,7 +165,7 @@ def newest_features(
 ) -> list[Column]:
     """Every stop's features for the newest-work model (core/newest.py), by name, and none
     without cues: what `python -m evaluation.fit_newest` fits on."""
-    graded = _graded(curve, frees, tuning, events, cues)
+    graded = before_pick(curve, frees, tuning, events, cues)
     if graded.scored is None:
         return []
     cap = (tuning.newest or DEFAULT_NEWEST).height_cap
