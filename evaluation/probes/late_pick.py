@@ -31,8 +31,15 @@ from evaluation.labels import Labelled, SessionScore
 from evaluation.markdown import table
 from evaluation.score import Prepared
 from keepd.core.cued import bare_stops
-from keepd.core.grade import DEFAULT_TUNING, Grade, Grading, Tuning, Zone, fallback_pick
-from keepd.core.grade import _graded as graded_of  # what grade() reads before the pick
+from keepd.core.grade import (
+    DEFAULT_TUNING,
+    Grade,
+    Grading,
+    Tuning,
+    Zone,
+    before_pick,
+    fallback_pick,
+)
 from keepd.core.newest_pick import Chosen, newest_pick
 from keepd.core.points import Points, Scored
 from keepd.core.settle import closing_prompts, settled
@@ -102,7 +109,7 @@ def moved(p: Prepared, tuning: Tuning, setting: Setting) -> Grading:
     before the pick settles (where the branch that measured it made it). No trade: the figures
     read only the zones and the pick."""
     curve, frees, events, cues = p.curve, p.frees, p.events, p.cues
-    graded = graded_of(curve, frees, tuning, events, cues)
+    graded = before_pick(curve, frees, tuning, events, cues)
     eligible, zones, pick = graded.eligible, graded.zones, None
     bare = bare_stops(cues, len(curve))
     if tuning.newest is not None and graded.scored is not None and cues is not None:

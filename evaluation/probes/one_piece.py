@@ -41,8 +41,7 @@ from evaluation.labels import Labelled
 from evaluation.markdown import table
 from evaluation.score import Prepared, grading_of, prepare
 from keepd.core.cued import usable_stops
-from keepd.core.grade import DEFAULT_TUNING, Grade
-from keepd.core.grade import _graded as graded_of  # what grade() reads before the pick
+from keepd.core.grade import DEFAULT_TUNING, Grade, before_pick
 from keepd.core.newest import chances
 from keepd.core.newest_pick import columns
 from keepd.core.sure import sure_cues
@@ -78,7 +77,7 @@ def seen(name: str, p: Prepared) -> Seen:
     clear = [z for z in grading.zones if z.grade is Grade.CLEAR]
     sure = sure_cues(tuning.points.sure)
     n = len(p.curve)
-    graded = graded_of(p.curve, p.frees, tuning, p.events, p.cues)
+    graded = before_pick(p.curve, p.frees, tuning, p.events, p.cues)
     model, scored = tuning.newest, graded.scored
     none_new, at_total = math.nan, 0.0
     if scored is not None:

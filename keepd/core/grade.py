@@ -23,6 +23,7 @@ from keepd.core.cued import bare_stops, event_pick, past_bare, with_points
 from keepd.core.cues import StopCues
 from keepd.core.curve import Curve, FloatArray
 from keepd.core.events import EventCodes
+from keepd.core.heights import eligible_stops, heights, multiples, peak_heights, rises, wiggle_of
 from keepd.core.newest import DEFAULT_NEWEST, Column
 from keepd.core.newest_pick import NEWEST_REASON, Chosen, columns, newest_at, newest_pick
 from keepd.core.points import Scored, score
@@ -30,16 +31,16 @@ from keepd.core.settle import closing_prompts, settled
 from keepd.core.sure import later_sure, sure_cues, sure_only
 from keepd.core.zone import DEFAULT_TUNING, FALLING_MARK, STRENGTH, Grade, Tuning, Zone
 
-_LARGEST = np.finfo(np.float64).max
-
 __all__ = [
     "DEFAULT_TUNING",
     "FALLING_MARK",
     "NEWEST_REASON",
     "Grade",
+    "Graded",
     "Grading",
     "Tuning",
     "Zone",
+    "before_pick",
     "grade",
     "heights",
     "multiples",
@@ -76,7 +77,7 @@ def grade(
     """Finds, grades and ranks the zones of `curve`; `frees` is each stop's freed share,
     `events` the session's own break before each stop (core/events.py) and `cues` what its
     prompts and tool calls say (core/cues.py), if known."""
-    graded = _graded(curve, frees, tuning, events, cues)
+    graded = before_pick(curve, frees, tuning, events, cues)
     eligible, zones, pick = graded.eligible, graded.zones, None
     if tuning.newest is not None and graded.scored is not None and cues is not None:
         chosen = Chosen(graded.zones, graded.scored, graded.heights, graded.wiggle)
@@ -105,8 +106,9 @@ def grade(
 
 
 @dataclass(frozen=True, slots=True)
-class _Graded:
-    """What grading finds before the pick: the zones and what they were measured by."""
+class Graded:
+    """What grading finds before the pick: the zones and what they were measured by
+    (`eligible` is the caller's own array: `grade` marks its zones' stops in it)."""
 
     wiggle: float
     eligible: npt.NDArray[np.bool_]
@@ -116,17 +118,20 @@ class _Graded:
     scored: Scored | None  # the cues' points, when the cues are known
 
 
-def _graded(
+def before_pick(
     curve: Curve,
     frees: FloatArray,
     tuning: Tuning,
     events: EventCodes | None,
     cues: StopCues | None,
-) -> _Graded:
-    eligible = _eligible(curve, frees, tuning)
+) -> Graded:
+    """What `grade` reads before it makes the pick: the eligible stops, the wiggle, every
+    stop's height in wiggles, the words' zones (graded with the cues' points when `cues` is
+    known) and those points. Probes that try another pick rule start from it."""
+    eligible = eligible_stops(curve, frees, tuning)
     points = np.flatnonzero(eligible)
-    wiggle = _wiggle(curve.sc[points])
-    heights, rise = _heights(curve, tuning)
+    wiggle = wiggle_of(curve.sc[points])
+    heights, rise = peak_heights(curve, tuning)
     heights = heights / wiggle if np.isfinite(wiggle) else np.zeros(len(heights))
     bare = bare_stops(cues, len(curve))
     zones: list[Zone] = []
@@ -148,7 +153,7 @@ def _graded(
             heights=heights,
             wiggle=wiggle,
         )
-    return _Graded(wiggle, eligible, points, heights, zones, scored)
+    return Graded(wiggle, eligible, points, heights, zones, scored)
 
 
 def newest_features(
@@ -160,134 +165,11 @@ def newest_features(
 ) -> list[Column]:
     """Every stop's features for the newest-work model (core/newest.py), by name, and none
     without cues: what `python -m evaluation.fit_newest` fits on."""
-    graded = _graded(curve, frees, tuning, events, cues)
+    graded = before_pick(curve, frees, tuning, events, cues)
     if graded.scored is None:
         return []
     cap = (tuning.newest or DEFAULT_NEWEST).height_cap
     return columns(graded.scored, graded.zones, graded.heights, events, cap)
-
-
-def multiples(curve: Curve, frees: FloatArray, tuning: Tuning = DEFAULT_TUNING) -> FloatArray:
-    """Every stop's height in wiggles, NaN where it is not eligible: what zones are graded on."""
-    eligible = _eligible(curve, frees, tuning)
-    wiggle = _wiggle(curve.sc[eligible])
-    if not np.isfinite(wiggle):
-        return np.full(len(curve), np.nan)
-    out = _heights(curve, tuning)[0] / wiggle
-    out[~eligible] = np.nan
-    return out
-
-
-def rises(curve: Curve, frees: FloatArray, tuning: Tuning = DEFAULT_TUNING) -> FloatArray:
-    """Every stop's rise into it in wiggles (zeros without a wiggle): what `clear_rise` reads."""
-    wiggle = _wiggle(curve.sc[_eligible(curve, frees, tuning)])
-    if not np.isfinite(wiggle):
-        return np.zeros(len(curve))
-    return _heights(curve, tuning)[1] / wiggle
-
-
-def heights(curve: Curve, frees: FloatArray, tuning: Tuning = DEFAULT_TUNING) -> FloatArray:
-    """Every stop's height in wiggles as `grade` reads it for the cues' points (zeros without a
-    wiggle): evaluation/fit_points.py builds the points' features from it."""
-    wiggle = _wiggle(curve.sc[_eligible(curve, frees, tuning)])
-    if not np.isfinite(wiggle):
-        return np.zeros(len(curve))
-    return _heights(curve, tuning)[0] / wiggle
-
-
-def _eligible(curve: Curve, frees: FloatArray, tuning: Tuning) -> np.ndarray:
-    """Stops that free something and keep enough words to be measured (the floor)."""
-    total = int(curve.kept[0]) if len(curve) else 0
-    floor = max(tuning.min_kept_uses, tuning.min_kept_share * total)
-    ok = (curve.kept >= floor) & ~np.isnan(curve.sc) & (frees >= tuning.min_frees)
-    if len(ok):
-        ok[-1] = False  # nothing after the last stop to fall to
-    return np.asarray(ok)
-
-
-def _wiggle(values: FloatArray) -> float:
-    if len(values) < 3:
-        return float("nan")
-    return max(_median(np.abs(values[1:] - values[:-1])), 1e-4)
-
-
-def _median(values: FloatArray) -> float:
-    """`np.median` of two non-negative values or more (the steps' sizes), without its Python
-    layers: the middle value, or the mean of the two middle ones, (a + b) / 2 as numpy's
-    mean adds and divides them (with no negative values no sum of zeros can differ)."""
-    if np.isnan(values).any():  # a NaN makes the median NaN, as in numpy
-        return float("nan")
-    middle = len(values) // 2
-    # The order statistics alone (a partial sort, O(n)): the same values a full sort puts there.
-    ordered = np.partition(values, [middle - 1, middle] if len(values) % 2 == 0 else middle)
-    if len(values) % 2:
-        return float(ordered[middle])
-    return (float(ordered[middle - 1]) + float(ordered[middle])) / 2
-
-
-def _heights(curve: Curve, tuning: Tuning) -> tuple[FloatArray, FloatArray]:
-    """How far each stop stands above the stops after it and, weighted, the stops before it;
-    and the part of it that is the rise.
-
-    A change of work is a peak: the curve falls after it (the new work's own first words
-    become borrowed) and rises into it (old messages that borrow heavily leave the kept
-    part). Both are means over a few stops, so one short reply does not make or hide a
-    zone; stops without a value are left out of the means, not counted as zero. The sum is
-    weighted by a root of the kept part's share (`kept_power`) because steps grow as it
-    shrinks.
-    """
-    sc = curve.sc
-    if not len(sc):
-        return np.zeros(0, dtype=np.float64), np.zeros(0, dtype=np.float64)
-    after, before = _neighbour_means(sc, tuning.ahead, tuning.behind)
-    fall = sc - after
-    rise = sc - before
-    # Without stops before it a stop cannot be a peak: the curve's own fall would pass for one.
-    rise[: min(2, len(rise))] = np.nan
-    fall[: min(2, len(fall))] = np.nan
-    weight = (curve.kept / max(int(curve.kept[0]), 1)) ** tuning.kept_power
-    rise = _nan_to_num(rise) * weight
-    heights = _nan_to_num(fall) * weight + tuning.rise_weight * rise
-    return _nan_to_num(heights), rise
-
-
-def _nan_to_num(values: FloatArray) -> FloatArray:
-    """`np.nan_to_num(values)` (NaN 0, infinities the largest floats) without its Python
-    layers, which cost more than the work on a session's few stops."""
-    out = np.where(np.isnan(values), 0.0, values)
-    return np.minimum(np.maximum(out, -_LARGEST), _LARGEST, out=out)
-
-
-def _neighbour_means(sc: FloatArray, ahead: int, behind: int) -> tuple[FloatArray, FloatArray]:
-    """Mean of the `ahead` values after each point and of the `behind` values before it, NaNs
-    left out.
-
-    Each sum adds its values one shifted row at a time from zero, nearest first after the
-    point and farthest first before it: the order the sum over a stack of those rows adds
-    them in, so the floats (-0.0 included) are what that sum gives. The counts are integers,
-    taken from one running count.
-    """
-    n, width = len(sc), max(ahead, behind)
-    pad = np.full(width, np.nan)
-    padded = np.concatenate([pad, sc, pad])
-    present = ~np.isnan(padded)
-    values = np.where(present, padded, 0.0)
-    running = np.concatenate([[0], np.cumsum(present, dtype=np.int64)])
-
-    def means(starts: range) -> FloatArray:
-        if not starts:
-            return np.full(n, np.nan)
-        sums = np.zeros(n)
-        for start in starts:
-            sums += values[start : start + n]
-        low, high = min(starts), max(starts) + 1
-        counts = running[high : high + n] - running[low : low + n]
-        out: FloatArray = np.divide(sums, counts, out=np.full(n, np.nan), where=counts > 0)
-        return out
-
-    after = means(range(width + 1, width + ahead + 1))
-    before = means(range(width - 1, width - behind - 1, -1))
-    return after, before
 
 
 def _zones(

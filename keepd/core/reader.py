@@ -27,8 +27,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
 
+from keepd.core.results import Analysis, ReaderInfo, Stop, ZoneInfo
+
 if TYPE_CHECKING:  # numpy stays off `keepd doctor`'s path, which reads the limits below
-    from keepd.core.analysis import Analysis, Stop, ZoneInfo
     from keepd.core.tree import Branch
 
 ROW_CHARS = 300  # a prompt's quote in the request is cut to this many characters
@@ -313,8 +314,6 @@ def merged(
     order = {s.uuid: s.index for s in analysis.stops}
     zones.sort(key=lambda zone: order.get(zone.best, -1))
     stops = [_regraded(s, zones) for s in analysis.stops]
-    from keepd.core.analysis import ReaderInfo
-
     flag = None if moved else _flag(row)
     info = ReaderInfo(source, sha, newest, kind, starts, moved, flag)
     return dataclasses.replace(analysis, zones=zones, stops=stops, pick=pick, reader=info)
@@ -357,8 +356,6 @@ def _with_zone(zones: list[ZoneInfo], stop: Stop, grade: str) -> list[ZoneInfo]:
         reasons = [*here.reasons, READER_REASON]
         raised = dataclasses.replace(here, grade=grade, shape=grade, reasons=reasons)
         return [raised if zone is here else zone for zone in zones]
-    from keepd.core.analysis import ZoneInfo
-
     multiple = stop.multiple or 0.0
     made = ZoneInfo(stop.uuid, stop.uuid, stop.uuid, grade, grade, multiple, None, [READER_REASON])
     return [*zones, made]

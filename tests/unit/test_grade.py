@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 
 from keepd.core.curve import Curve, FloatArray
 from keepd.core.events import EVENTS, Event, EventCodes
-from keepd.core.grade import DEFAULT_TUNING, Grade, Grading, _median, _nan_to_num, grade, rises
+from keepd.core.grade import DEFAULT_TUNING, Grade, Grading, grade, rises
+from keepd.core.heights import _median, _nan_to_num
 from keepd.core.settle import AT_NEWEST
 
 N = 60

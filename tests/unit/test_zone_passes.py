@@ -10,7 +10,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from keepd.core.cued import strongest_each
-from keepd.core.grade import _neighbour_means, strongest_zone
+from keepd.core.grade import strongest_zone
+from keepd.core.heights import _neighbour_means
 from keepd.core.newest import ZONE_FEATURES, zone_columns
 from keepd.core.sure import SURE, is_sure, later_sure, sure_only
 from keepd.core.zone import Grade, Zone
