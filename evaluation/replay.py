@@ -15,7 +15,7 @@ from pathlib import Path
 
 import orjson
 
-from evaluation.labels import Labelled, Source
+from evaluation.labels import Labelled, Reader, Source
 from keepd.config import NotifyConfig
 from keepd.core.analysis import Analysis, analyse_state
 from keepd.core.grade import DEFAULT_TUNING, Tuning
@@ -187,6 +187,28 @@ def mark(sent: Sent, labelled: Labelled | None) -> str | None:
     return NEITHER
 
 
+def task_by_then(sent: Sent, labelled: Labelled) -> bool:
+    """Whether a notice could be at a task boundary (`task_within_reach`, at the prompt whose
+    turn had just ended)."""
+    uuids = labelled.prepared.uuids
+    now = uuids.index(sent.prompt) if sent.prompt in uuids else len(uuids) - 1
+    return task_within_reach(now, labelled.readers)
+
+
+def task_within_reach(now: int, readers: Sequence[Reader]) -> bool:
+    """Whether a reader marks a task at or before the stop after prompt `now`: a task later
+    than that is not within one of any stop a notice then can name. Where none does, the
+    newest work is still the session's first task, and a notice (an urgent one must come) can
+    name only a step or neither.
+
+    >>> task_within_reach(4, [Reader({3: "step", 9: "task"}, 9), Reader({5: "task"}, 5)])
+    True
+    >>> task_within_reach(3, [Reader({3: "step", 9: "task"}, 9), Reader({5: "task"}, 5)])
+    False
+    """
+    return any(j <= now + 1 for reader in readers for j in reader.tasks())
+
+
 def at_task(sent: Sent, labelled: Labelled | None) -> bool | None:
     """Whether a notice names a stop within one of a reader's task boundary (None: no labels)."""
     found = mark(sent, labelled)
@@ -200,6 +222,7 @@ class ReplaySummary:
     sessions: int
     breaks: dict[str, int]  # by mark
     urgent: dict[str, int]
+    taskless: int = 0  # notices sent where no reader marks a task yet (`task_by_then`)
 
     def notices(self) -> int:
         return sum(self.breaks.values()) + sum(self.urgent.values())
@@ -213,11 +236,13 @@ def summarise(runs: Sequence[Replayed], labelled: dict[str, Labelled]) -> Replay
     breaks = dict.fromkeys(MARKS, 0)
     urgent = dict.fromkeys(MARKS, 0)
     judged = [run for run in runs if run.session in labelled]
+    taskless = 0
     for run in judged:
         for sent in run.notices:
             found = mark(sent, labelled[run.session]) or NEITHER
             (urgent if sent.kind == "urgent" else breaks)[found] += 1
-    return ReplaySummary(len(judged), breaks, urgent)
+            taskless += not task_by_then(sent, labelled[run.session])
+    return ReplaySummary(len(judged), breaks, urgent, taskless)
 
 
 def rows(runs: Sequence[Replayed], labelled: dict[str, Labelled]) -> list[list[object]]:
@@ -273,7 +298,22 @@ def line(s: ReplaySummary) -> str:
         f"{kind}: " + ", ".join(f"{counts[m]} at {m}" for m in MARKS)
         for kind, counts in (("break", s.breaks), ("urgent", s.urgent))
     ]
-    return "; ".join(parts) + "\n" + "; ".join(kinds)
+    return "; ".join(parts) + "\n" + "; ".join(kinds) + "\n" + taskless_line(s)
+
+
+def taskless_line(s: ReplaySummary) -> str:
+    """How many notices came where no reader marks a task yet, and the share at a task
+    boundary of the others: what the share could reach were every notice that can be at one
+    at one."""
+    could = s.notices() - s.taskless
+    task = s.at(NEWEST, TASK)
+    best = f"{could}/{s.notices()} ({could / max(s.notices(), 1):.0%})"
+    return (
+        f"{s.taskless} came where neither reader marks a task yet (the newest work is still the "
+        f"session's first task: no stop is within one of a task boundary); of the other "
+        f"{could}, {task} at a task boundary ({task / max(could, 1):.0%}); the share could "
+        f"reach {best}"
+    )
 
 
 def headline(read: dict[Source, list[Labelled]], runs: dict[str, Replayed]) -> str:

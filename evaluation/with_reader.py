@@ -76,6 +76,11 @@ class Measured:
             ["notices sent", *(n[0] for n in notices), "-"],
             ["notices at a reader's task boundary", *(n[1] for n in notices), _floor("task")],
             ["notices at the newest task so far", *(n[2] for n in notices), _floor("newest")],
+            [
+                "notices where a reader marks a task by then (the most that can be at one)",
+                *(n[3] for n in notices),
+                "-",
+            ],
             ["pick within one of the readers' newest", alone[0], merged[0], "-", _floor("pick")],
             ["task switches with ●●● within one", alone[1], merged[1], "-", _floor("switches")],
             ["●●● zones near a reader boundary", alone[2], merged[2], "-", _floor("zones")],
@@ -124,11 +129,14 @@ def measure(
     return Measured(source, found, scores, labelled, left_out)
 
 
-def _notices(runs: list[replay.Replayed], labelled: dict[str, Labelled]) -> tuple[str, str, str]:
+def _notices(
+    runs: list[replay.Replayed], labelled: dict[str, Labelled]
+) -> tuple[str, str, str, str]:
     s = replay.summarise(runs, labelled)
     n = s.notices()
     sent = f"{n} ({sum(s.breaks.values())} break, {sum(s.urgent.values())} urgent)"
-    return sent, share(s.at(replay.NEWEST, replay.TASK), n), share(s.at(replay.NEWEST), n)
+    at_task, newest = share(s.at(replay.NEWEST, replay.TASK), n), share(s.at(replay.NEWEST), n)
+    return sent, at_task, newest, share(n - s.taskless, n)
 
 
 def _labels(t: Tally) -> tuple[str, str, str]:
