@@ -1,6 +1,6 @@
 """`python -m evaluation.probes.notice_hold`: which break notices to send, chosen left one project
 out on the calibration sessions (boundaries.json) only: the stop also the newest-work model's own
-pick and a cue that carries, or held until prompts follow it.
+pick and a cue that carries, held until prompts follow it, or spaced from the last one.
 
 Every calibration session is replayed turn by turn as evaluation/replay.py does, and each turn's
 inputs to the daemon's policy are kept: the context's share and the urgent notice's share, the
@@ -68,7 +68,9 @@ class Turn:
     own: str | None  # the newest-work model's own pick (the moves off), read above threshold
 
 
-Rule = Callable[[Turn, Named], bool]
+# A rule reads the turn, the pick it would name, and the turn of the session's last break
+# notice (None before any): it sends the break notice or refuses it.
+Rule = Callable[[Turn, Named, int | None], bool]
 
 
 def _named(stop: Stop | None) -> Named | None:
@@ -118,6 +120,7 @@ def sent(name: str, turns: Sequence[Turn], config: NotifyConfig, rule: Rule) -> 
     """The notices `decide` sends on these inputs, a break notice only where `rule` agrees."""
     keys: set[str] = set()
     out = []
+    last: int | None = None  # the turn of the last break notice sent
     for t in turns:
         if t.share >= t.urgent:
             once = not any(k.startswith("urgent:") and k.endswith(f"@{t.filling}") for k in keys)
@@ -125,7 +128,7 @@ def sent(name: str, turns: Sequence[Turn], config: NotifyConfig, rule: Rule) -> 
         elif t.share >= config.threshold:
             stop, kind = t.pick, "break"
             ok = stop is not None and stop.grade == policy.CLEAR and stop.frees >= config.min_frees
-            stop = stop if ok and stop is not None and rule(t, stop) else None
+            stop = stop if ok and stop is not None and rule(t, stop, last) else None
         else:
             continue
         if stop is None:
@@ -134,6 +137,7 @@ def sent(name: str, turns: Sequence[Turn], config: NotifyConfig, rule: Rule) -> 
         if key in keys:
             continue
         keys.add(key)
+        last = t.turn if kind == "break" else last
         out.append(
             replay.Sent(
                 name,
@@ -157,25 +161,32 @@ def _carries(stop: Named, cues: frozenset[str] = CARRYING) -> bool:
 
 
 def _held(prompts: int, carrying: bool = False) -> Rule:
-    return lambda t, stop: stop.below >= prompts and (not carrying or _carries(stop))
+    return lambda t, stop, _: stop.below >= prompts and (not carrying or _carries(stop))
+
+
+def _spaced(prompts: int) -> Rule:
+    """A break notice only when more than `prompts` prompts have passed since the last one (the
+    pick that moves on at each new prompt sent one a turn)."""
+    return lambda t, stop, last: last is None or t.turn - last > prompts
 
 
 RULES: dict[str, Rule] = {
-    "any ●●● pick (keepd)": lambda t, stop: True,
+    "any ●●● pick (keepd)": lambda t, stop, _: True,
     "a cue that carries (work finished, branch, turns to the next, after closing)": (
-        lambda t, stop: _carries(stop)
+        lambda t, stop, _: _carries(stop)
     ),
-    "the newest-work model's own pick": lambda t, stop: t.own == stop.uuid,
+    "the newest-work model's own pick": lambda t, stop, _: t.own == stop.uuid,
     "(a) the model's own pick and a cue that carries": (
-        lambda t, stop: t.own == stop.uuid and _carries(stop)
+        lambda t, stop, _: t.own == stop.uuid and _carries(stop)
     ),
     "(a) the model's own pick and one of the issue's cues (+ pause, new words)": (
-        lambda t, stop: t.own == stop.uuid and _carries(stop, ISSUE_CUES)
+        lambda t, stop, _: t.own == stop.uuid and _carries(stop, ISSUE_CUES)
     ),
     **{f"(b) held until {n} prompts follow the stop": _held(n) for n in (2, 3, 4, 6)},
     **{
         f"(b) held until {n} prompts follow, and a cue that carries": _held(n, True) for n in (2, 3)
     },
+    **{f"(c) more than {n} prompts since the last break notice": _spaced(n) for n in (1, 2, 3, 5)},
 }
 FAMILIES = {
     "every rule above": list(RULES),
@@ -184,6 +195,7 @@ FAMILIES = {
         "(a) the model's own pick and a cue that carries",
     ],
     "keepd or (b)": [title for title in RULES if title.startswith(("any", "(b) held until"))],
+    "keepd or (c)": [title for title in RULES if title.startswith(("any", "(c)"))],
 }
 
 
