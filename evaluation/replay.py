@@ -175,7 +175,7 @@ def mark(sent: Sent, labelled: Labelled | None) -> str | None:
     if sent.uuid not in uuids:
         return NEITHER
     k = uuids.index(sent.uuid)
-    now = uuids.index(sent.prompt) if sent.prompt in uuids else len(uuids) - 1
+    now = turn_ended_at(sent, labelled)
     newest = {
         max(so_far) for r in labelled.readers if (so_far := [j for j in r.tasks() if j <= now])
     }
@@ -187,12 +187,17 @@ def mark(sent: Sent, labelled: Labelled | None) -> str | None:
     return NEITHER
 
 
+def turn_ended_at(sent: Sent, labelled: Labelled) -> int:
+    """The stop of the prompt whose turn had just ended when the notice went out (the last
+    stop if the labels do not list it)."""
+    uuids = labelled.prepared.uuids
+    return uuids.index(sent.prompt) if sent.prompt in uuids else len(uuids) - 1
+
+
 def task_by_then(sent: Sent, labelled: Labelled) -> bool:
     """Whether a notice could be at a task boundary (`task_within_reach`, at the prompt whose
     turn had just ended)."""
-    uuids = labelled.prepared.uuids
-    now = uuids.index(sent.prompt) if sent.prompt in uuids else len(uuids) - 1
-    return task_within_reach(now, labelled.readers)
+    return task_within_reach(turn_ended_at(sent, labelled), labelled.readers)
 
 
 def task_within_reach(now: int, readers: Sequence[Reader]) -> bool:
