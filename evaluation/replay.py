@@ -17,6 +17,7 @@ import orjson
 
 from evaluation.labels import Labelled, Reader, Source
 from keepd.config import NotifyConfig
+from keepd.core import sure
 from keepd.core.analysis import Analysis, analyse_state
 from keepd.core.grade import DEFAULT_TUNING, Tuning
 from keepd.core.messages import is_prompt
@@ -24,6 +25,7 @@ from keepd.core.session import SessionState, read_current
 from keepd.core.tree import Scope
 from keepd.daemon.policy import decide
 from keepd.ops.memory import Memory
+from keepd.report.legend import how_sure
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,15 +53,9 @@ class Replayed:
 
 
 # The cues found to carry across projects (issue 27) that say the work before is done or the
-# prompt turns to the next thing: a variant of the policy sends a break notice only with one.
-CARRYING = frozenset(
-    {
-        "work finished",
-        "git branch",
-        "says it turns to the next thing",
-        "the prompt before closed the work",
-    }
-)
+# prompt turns to the next thing: a variant of the policy sends a break notice only with one;
+# a ●●● notice naming one says it is fairly sure (keepd/report/legend.py `how_sure`).
+CARRYING = sure.CARRYING
 
 
 def replay(
@@ -321,6 +317,24 @@ def taskless_line(s: ReplaySummary) -> str:
     )
 
 
+def sureness_line(runs: Sequence[Replayed], labelled: dict[str, Labelled]) -> str:
+    """The notices by how sure they say they are (`how_sure`), each with how many are within
+    one stop of a reader's task boundary: what backs the notice's words."""
+    counts = {"fairly sure": [0, 0], "less sure": [0, 0], "no ●●●": [0, 0]}
+    for run in runs:
+        for sent in run.notices:
+            if run.session not in labelled:
+                continue
+            said = how_sure(sent.grade, sent.reasons)
+            kind = "no ●●●" if said is None else said.split(":")[0].lower()
+            counts[kind][0] += bool(at_task(sent, labelled[run.session]))
+            counts[kind][1] += 1
+    return "notices by what they say: " + "; ".join(
+        f"{kind} {good}/{n} at a task boundary ({good / max(n, 1):.0%})"
+        for kind, (good, n) in counts.items()
+    )
+
+
 def headline(read: dict[Source, list[Labelled]], runs: dict[str, Replayed]) -> str:
     """The notices a person would get, per side, replayed turn by turn through the daemon's
     policy and marked against the readers' boundaries."""
@@ -330,6 +344,7 @@ def headline(read: dict[Source, list[Labelled]], runs: dict[str, Replayed]) -> s
         judged = [runs[name] for name in by_name if name in runs]
         role = "held out" if source.held_out else "calibration"
         parts.append(f"{role} ({source.title}): {line(summarise(judged, by_name))}")
+        parts.append(f"{role}, {sureness_line(judged, by_name)}")
         sure = [
             replay(case.prepared.case.path, needs=CARRYING)
             for name, case in by_name.items()

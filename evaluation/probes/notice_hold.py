@@ -14,11 +14,14 @@ left out, the rule with the most notices within one stop of a reader's task boun
 other projects' sessions (as a share; ties to the earlier rule) decides that project's notices;
 the sums over projects are the figure. A rule that holds a notice until N prompts follow its
 stop is also given its delay: for each stop both keepd and the rule send a break notice for,
-the prompts between the two. Nothing held out is read.
+the prompts between the two. Nothing held out is read. `--thresholds`: keepd's notices with
+the break notice armed at other shares of the window (`notify.threshold`), and the share chosen
+per project left out.
 """
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
 import statistics
 from collections.abc import Callable, Sequence
@@ -285,11 +288,48 @@ def report(cases: Sequence[Labelled], config: NotifyConfig) -> str:
     return "\n".join(lines)
 
 
+THRESHOLDS = (0.3, 0.4, 0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8)
+
+
+def thresholds(cases: Sequence[Labelled], shipped: NotifyConfig) -> str:
+    """keepd's notices at a task boundary with the break notice armed at each share of
+    `THRESHOLDS` (`notify.threshold`), then the threshold chosen for each project left out (the
+    best share on the other projects; ties to the one nearest the shipped one)."""
+    lowest = dataclasses.replace(shipped, threshold=min(THRESHOLDS))
+    names = [case.name for case in cases]
+    inputs = [turns_of(case.prepared.case.path, lowest) for case in cases]
+    keepd = RULES["any ●●● pick (keepd)"]
+    per = {}
+    lines = []
+    for share in THRESHOLDS:
+        config = dataclasses.replace(shipped, threshold=share)
+        runs = [sent(n, t, config, keepd) for n, t in zip(names, inputs, strict=True)]
+        per[share] = [_marks(run, case) for run, case in zip(runs, cases, strict=True)]
+        good, total = sum(c[0] for c in per[share]), sum(c[1] for c in per[share])
+        lines.append(f"threshold {share:.2f}: {good}/{total} ({good / max(total, 1):.0%})")
+    good = total = 0
+    for fold in project_folds(names):
+        best = max(
+            THRESHOLDS,
+            key=lambda t: (_share(per[t], set(fold)), -abs(t - shipped.threshold)),
+        )
+        good += sum(per[best][i][0] for i in fold)
+        total += sum(per[best][i][1] for i in fold)
+    lines.append(f"chosen left one project out: {good}/{total} ({good / max(total, 1):.0%})")
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
-    calibration = labels.calibration_for("notice_hold", argv)
+    parser = argparse.ArgumentParser(add_help=False)
+    parser.add_argument("--thresholds", action="store_true", help="sweep notify.threshold")
+    own, rest = parser.parse_known_args(argv)
+    calibration = labels.calibration_for("notice_hold", rest)
     if calibration is None:
         return 2
-    print(report(calibration, NotifyConfig()))
+    if own.thresholds:
+        print(thresholds(calibration, NotifyConfig()))
+    else:
+        print(report(calibration, NotifyConfig()))
     return 0
 
 

@@ -9,6 +9,8 @@ from typing import NamedTuple
 
 from keepd.core.events import Event
 from keepd.core.grade import FALLING_MARK, Grade
+from keepd.core.reader import READER_REASON
+from keepd.core.sure import carrying_cue
 
 
 class Words(NamedTuple):
@@ -59,6 +61,37 @@ def grade_words(grade: str | None) -> str:
     ('a new task starts here', 'no clear break')
     """
     return GRADES[grade].long if grade in GRADES else NO_BREAK
+
+
+# Why a ●●● stop is fairly sure, by the cue (core/sure.py `CARRYING`) that says so.
+SURE_WORDS = {
+    "work finished": "work was finished just before it",
+    "git branch": "it is on another git branch",
+    "says it turns to the next thing": "the prompt says it moves on to the next thing",
+    "the prompt before closed the work": "the prompt before it closed the work",
+}
+
+
+def how_sure(grade: str | None, reasons: list[str] | tuple[str, ...] | None) -> str | None:
+    """How sure a ●●● stop's new task is, in a sentence (None for any other grade): fairly,
+    where the reader (`keepd report --ask-claude`) calls it a task or a cue that carried across
+    projects says the work before is over; less, where only a pause or the words do.
+
+    >>> how_sure("●●●", ["words", "work finished"])
+    'Fairly sure: work was finished just before it.'
+    >>> how_sure("●●●", ["pause", "new words"]), how_sure("●●", ["pause"])
+    ('Less sure: only a pause marks it.', None)
+    """
+    if grade != Grade.CLEAR.value:
+        return None
+    if READER_REASON in (reasons or ()):
+        return "Fairly sure: your own Claude Code, asked, says a new task begins here."
+    cue = carrying_cue(reasons)
+    if cue is not None:
+        return f"Fairly sure: {SURE_WORDS[cue]}."
+    if "pause" in (reasons or ()):
+        return "Less sure: only a pause marks it."
+    return "Less sure: only the words change there."
 
 
 def marks_key(marks: Iterable[str]) -> list[str]:

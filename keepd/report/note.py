@@ -14,7 +14,14 @@ from keepd.core.limits import compact_words
 from keepd.core.steps import leaves
 from keepd.data.icons import favicon_uri
 from keepd.report.instructions import block_start, short, summary_instructions
-from keepd.report.legend import EVENT_WORDS, FALLING_WORDS, GRADE_WORDS, mark, plain_words
+from keepd.report.legend import (
+    EVENT_WORDS,
+    FALLING_WORDS,
+    GRADE_WORDS,
+    how_sure,
+    mark,
+    plain_words,
+)
 from keepd.report.note_assets import SCRIPT, STYLE, content_security_policy
 from keepd.report.svg import bar_svg, curve_svg, esc, frame_of
 from keepd.report.terminal import keystrokes, position, trade_heading
@@ -134,7 +141,9 @@ def _zone_words(stop: Stop) -> str:
     multiple = f", {stop.multiple:g}× the noise" if stop.multiple else ""
     glyph = f'<span class="glyph">{mark_html(mark(stop.grade, stop.shape, stop.event))}</span>'
     why = f" Graded by: {esc(', '.join(stop.reasons))}." if stop.reasons else ""
-    return f"{glyph}: {esc(kinds.get(stop.grade, ''))}{shape}{multiple}.{why}"
+    sure = how_sure(stop.grade, stop.reasons)  # as the notice says it
+    how = f" {esc(sure)}" if sure else ""
+    return f"{glyph}: {esc(kinds.get(stop.grade, ''))}{shape}{multiple}.{why}{how}"
 
 
 def _trade(analysis: Analysis) -> list[tuple[str, str]]:

@@ -235,3 +235,11 @@ def test_a_block_that_starts_inside_a_turn_says_so() -> None:
         "inside the turn that began “plan the parser”, then “then docs”"
     )
     assert block_start(analysis, block) == "beginning “the lexer first”"
+
+
+def test_a_clear_break_says_how_sure_as_the_notice_does() -> None:
+    analysis = analyse_file(example_session())
+    page = render_note(analysis)
+    pick = analysis.stop(analysis.pick)
+    assert pick is not None and pick.grade == "●●●" and "work finished" in (pick.reasons or [])
+    assert "Fairly sure: work was finished just before it." in page

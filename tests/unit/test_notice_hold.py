@@ -4,6 +4,8 @@ a break notice a rule refuses neither sent nor remembered."""
 
 from __future__ import annotations
 
+import dataclasses
+
 from evaluation.probes.notice_hold import RULES, Named, Turn, sent
 from keepd.config import NotifyConfig
 
@@ -50,3 +52,11 @@ def test_a_held_notice_waits_for_prompts_after_its_stop() -> None:
     later = Named("s5", 2, "●●●", 0.5, ("work finished",))
     turns = [_turn(0, 0.65, CLEAR), _turn(1, 0.65, later)]
     assert [s.after_prompt for s in sent("x", turns, CONFIG, held).notices] == [1]
+
+
+def test_the_threshold_sweep_arms_the_break_notice_at_each_share() -> None:
+    turns = [_turn(0, 0.5, CLEAR), _turn(1, 0.65, CLEAR)]
+    keepd = RULES["any ●●● pick (keepd)"]
+    lower = dataclasses.replace(CONFIG, threshold=0.4)
+    assert [s.after_prompt for s in sent("x", turns, lower, keepd).notices] == [0]
+    assert [s.after_prompt for s in sent("x", turns, CONFIG, keepd).notices] == [1]

@@ -35,11 +35,18 @@ def _stop(uuid: str, below: int, frees: float, grade: str | None, quote: str) ->
 
 
 def analysis(
-    share: float | None, grade: str | None = "●●●", frees: float = 0.5, pick: bool = True
+    share: float | None,
+    grade: str | None = "●●●",
+    frees: float = 0.5,
+    pick: bool = True,
+    reasons: list[str] | None = None,
 ) -> Analysis:
+    new = dataclasses.replace(
+        _stop("new", 1, frees, grade, "now the docs site " * 20), reasons=reasons
+    )
     stops = [
         _stop("old", 2, 0.1, None, "first thing"),
-        _stop("new", 1, frees, grade, "now the docs site " * 20),
+        new,
         _stop("end", 0, 0.9, None, "last"),
     ]
     return Analysis(
@@ -76,8 +83,27 @@ def test_a_clear_break_past_the_threshold() -> None:
     assert notice.title == "app: context 61%"
     assert "Esc Esc → ↑ 2 times" in notice.body
     assert "frees 50% of the conversation: a new task starts here." in notice.body
+    assert notice.body.endswith("Less sure: only the words change there.")  # no cue named
     assert "●●●" not in notice.body
     assert "the row reads “now the docs site now" in notice.body and "…”" in notice.body
+
+
+def test_the_notice_says_how_sure_the_new_task_is() -> None:
+    finished = decide(
+        analysis(0.61, reasons=["words", "work finished"]), "s1", CONFIG, Memory(), NOW
+    )
+    assert finished is not None
+    assert finished.body.endswith(
+        "a new task starts here. Fairly sure: work was finished just before it."
+    )
+    paused = decide(analysis(0.61, reasons=["pause", "new words"]), "s1", CONFIG, Memory(), NOW)
+    assert paused is not None and paused.body.endswith("Less sure: only a pause marks it.")
+    step = analysis(0.85, grade="●●", reasons=["work finished"])
+    step = dataclasses.replace(
+        step, stops=[dataclasses.replace(step.stops[0], grade="●●"), *step.stops[1:]]
+    )
+    urgent = decide(step, "s1", CONFIG, Memory(), NOW)
+    assert urgent is not None and urgent.body.endswith("a next step of the same work.")
 
 
 def test_no_notice_without_a_clear_break_or_when_it_frees_too_little() -> None:

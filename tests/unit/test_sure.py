@@ -7,8 +7,9 @@ import dataclasses
 
 from keepd.core.grade import DEFAULT_TUNING, Grade, grade
 from keepd.core.points import SIGNAL_NAMES, SURE_FIELDS
-from keepd.core.sure import SURE, is_sure, later_sure, sure_cues, sure_only
+from keepd.core.sure import CARRYING, SURE, is_sure, later_sure, sure_cues, sure_only
 from keepd.core.zone import Zone
+from keepd.report.legend import SURE_WORDS, how_sure
 from tests.unit.test_grade import _curve, _falling, _frees, _peak
 from tests.unit.test_grade_cues import _cues, _events
 
@@ -93,3 +94,19 @@ def test_a_sure_break_at_the_newest_prompt_moves_the_pick_to_the_stop_before() -
     recent = dataclasses.replace(rule, recent=5)
     found = grade(_curve(sc), _frees(), recent, events=events, cues=cues)
     assert found.pick is not None and found.pick.best == n - 2  # never the newest prompt
+
+
+def test_a_fairly_sure_cue_is_one_that_keeps_a_break_and_has_words() -> None:
+    assert CARRYING < SURE and "pause" not in CARRYING
+    assert set(SURE_WORDS) == CARRYING  # every such cue has its sentence in the notice
+
+
+def test_how_sure_names_the_first_cue_that_carries() -> None:
+    assert how_sure("●●●", ["pause", "git branch", "work finished"]) == (
+        "Fairly sure: it is on another git branch."
+    )
+    assert how_sure("●●●", ["words"]) == "Less sure: only the words change there."
+    assert how_sure(None, ["work finished"]) is None
+    assert how_sure("●●●", ["pause", "reader"]) == (
+        "Fairly sure: your own Claude Code, asked, says a new task begins here."
+    )
