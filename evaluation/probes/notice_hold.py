@@ -193,6 +193,10 @@ RULES: dict[str, Rule] = {
 }
 FAMILIES = {
     "every rule above": list(RULES),
+    "keepd or a cue that carries": [
+        "any ●●● pick (keepd)",
+        "a cue that carries (work finished, branch, turns to the next, after closing)",
+    ],
     "keepd or (a) with the cues that carry": [
         "any ●●● pick (keepd)",
         "(a) the model's own pick and a cue that carries",
