@@ -80,6 +80,8 @@ def _record(reply: Path, request: str, model: str) -> int:
 
 def reader_line(analysis: Analysis) -> str:
     """What the reader said, in one line, for the report."""
+    from keepd.report.numbers import plural
+
     info = analysis.reader
     if info is None:
         return "  the reader: not asked"
@@ -88,6 +90,6 @@ def reader_line(analysis: Analysis) -> str:
     stop = analysis.stop(info.newest)
     where = f"prompt “{stop.quote[:60]}”" if stop is not None else "a prompt not shown"
     tasks = sum(1 for _, kind in info.starts if kind == "task")
-    said = f"the newest piece ({info.newest_kind}) began at {where}; {tasks} tasks in all"
+    said = f"the newest piece ({info.newest_kind}) began at {where}; {plural(tasks, 'task')} in all"
     outcome = "the pick is there" if info.moved else (info.flag or "the pick stays")
     return f"  the reader ({info.source}): {said}; {outcome}"

@@ -349,3 +349,23 @@ def test_the_pick_goes_to_the_newest_task_start_not_a_step_after_it(
     assert merged.pick == task.uuid != step.uuid
     assert merged.reader is not None and merged.reader.moved
     assert (merged.reader.newest, merged.reader.newest_kind) == (task.uuid, "task")
+
+
+def test_the_reader_line_and_the_notice_say_what_the_reader_said(
+    example: Read, tmp_path: Path
+) -> None:
+    from keepd.cli.ask import reader_line
+    from keepd.daemon.policy import words
+
+    merged = with_reader(
+        example, ReaderConfig(), answer_file=recorded(example, tmp_path, answer_at(example, 16))
+    )
+    assert "; 2 tasks in all; the pick is there" in reader_line(merged)
+    _, body = words(merged, merged.stop(merged.pick), urgent=False)
+    assert body.endswith("Fairly sure: your own Claude Code, asked, says a new task begins here.")
+    step = with_reader(
+        example,
+        ReaderConfig(),
+        answer_file=recorded(example, tmp_path, answer_at(example, 16, kind="step")),
+    )
+    assert "; 1 task in all;" in reader_line(step)
