@@ -317,21 +317,30 @@ def taskless_line(s: ReplaySummary) -> str:
     )
 
 
-def sureness_line(runs: Sequence[Replayed], labelled: dict[str, Labelled]) -> str:
-    """The notices by how sure they say they are (`how_sure`), each with how many are within
-    one stop of a reader's task boundary: what backs the notice's words."""
-    counts = {"fairly sure": [0, 0], "less sure": [0, 0], "no ●●●": [0, 0]}
+SURENESS = ("fairly sure", "less sure", "no ●●●")  # what a notice says (`how_sure`)
+
+
+def by_sureness(
+    runs: Sequence[Replayed], labelled: dict[str, Labelled]
+) -> dict[str, tuple[int, int]]:
+    """The notices by how sure they say they are (`how_sure`; "no ●●●" for a stop of another
+    grade): how many are within one stop of a reader's task boundary, of how many."""
+    counts = {kind: [0, 0] for kind in SURENESS}
     for run in runs:
-        for sent in run.notices:
-            if run.session not in labelled:
-                continue
+        for sent in run.notices if run.session in labelled else ():
             said = how_sure(sent.grade, sent.reasons)
-            kind = "no ●●●" if said is None else said.split(":")[0].lower()
+            kind = SURENESS[2] if said is None else said.split(":")[0].lower()
             counts[kind][0] += bool(at_task(sent, labelled[run.session]))
             counts[kind][1] += 1
+    return {kind: (good, n) for kind, (good, n) in counts.items()}
+
+
+def sureness_line(runs: Sequence[Replayed], labelled: dict[str, Labelled]) -> str:
+    """The notices by what they say, each with how many are at a task boundary: what backs
+    the notice's words."""
     return "notices by what they say: " + "; ".join(
         f"{kind} {good}/{n} at a task boundary ({good / max(n, 1):.0%})"
-        for kind, (good, n) in counts.items()
+        for kind, (good, n) in by_sureness(runs, labelled).items()
     )
 
 

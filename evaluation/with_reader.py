@@ -81,6 +81,7 @@ class Measured:
                 *(n[3] for n in notices),
                 "-",
             ],
+            *([label, *(n[4 + k] for n in notices), "-"] for k, label in enumerate(SURENESS_ROWS)),
             ["pick within one of the readers' newest", alone[0], merged[0], "-", _floor("pick")],
             ["task switches with ●●● within one", alone[1], merged[1], "-", _floor("switches")],
             ["●●● zones near a reader boundary", alone[2], merged[2], "-", _floor("zones")],
@@ -100,6 +101,11 @@ class Measured:
 
 
 LEFT_OUT = "keepd's points left one project out"
+SURENESS_ROWS = (  # by `replay.SURENESS`
+    "notices that say fairly sure: at a reader's task boundary",
+    "notices that say less sure: at a reader's task boundary",
+    "notices at a stop not ●●● (saying neither): at a reader's task boundary",
+)
 
 
 HEADERS = ["", "keepd alone", "with the recorded answers", "hindsight bound", "issue 28's floor"]
@@ -129,14 +135,15 @@ def measure(
     return Measured(source, found, scores, labelled, left_out)
 
 
-def _notices(
-    runs: list[replay.Replayed], labelled: dict[str, Labelled]
-) -> tuple[str, str, str, str]:
+def _notices(runs: list[replay.Replayed], labelled: dict[str, Labelled]) -> tuple[str, ...]:
+    """sent, at a task boundary, at the newest task, where one can be, then at a task boundary
+    of those saying each of `replay.SURENESS`."""
     s = replay.summarise(runs, labelled)
     n = s.notices()
     sent = f"{n} ({sum(s.breaks.values())} break, {sum(s.urgent.values())} urgent)"
     at_task, newest = share(s.at(replay.NEWEST, replay.TASK), n), share(s.at(replay.NEWEST), n)
-    return sent, at_task, newest, share(n - s.taskless, n)
+    said = [share(*counts) for counts in replay.by_sureness(runs, labelled).values()]
+    return sent, at_task, newest, share(n - s.taskless, n), *said
 
 
 def _labels(t: Tally) -> tuple[str, str, str]:
