@@ -85,7 +85,8 @@ def collect(shared: Path, scale: Scale, out: Path) -> Run:
     # Speed first, in a process that holds nothing yet: later, hundreds of prepared cases
     # make the garbage collector's passes longer and the timings with them.
     _log("speed")
-    before = load.now()
+    # The load of jobs that just ended fades first (a tiny run, the tests', times nothing).
+    before = load.now() if scale.tiny else load.settled()
     cold = speed.cold_corpus(shared, scale.cold_runs)
     appends = speed.per_append(scale.append_sizes, scale.probes)
     root = Path(__file__).resolve().parents[1]

@@ -3,12 +3,15 @@
 The speed rows are CPU times and wall-clock figures of one process; other processes on the same
 cores make them slower and noisier without anything in keepd changing. So the run reads the
 1-minute load average (`os.getloadavg`) before and after its timed parts and says, beside the
-figures, whether the machine was quiet.
+figures, whether the machine was quiet; before them it waits a little for the load of jobs that
+just ended to fade.
 """
 
 from __future__ import annotations
 
 import os
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 # The share of the cores that other processes may keep busy, on average over a minute, before the
@@ -20,6 +23,10 @@ LOADED_SHARE = 0.25
 # The evaluation's own process is runnable throughout its timed parts: it counts about one
 # towards the load average read after them, and is not load on its timings.
 OWN = 1.0
+# How long the run waits for the load of jobs that just ended to fade before it times keepd
+# (the 1-minute average falls by about a factor e a minute), and how often it looks.
+SETTLE_SECONDS = 150.0
+SETTLE_STEP = 5.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +57,30 @@ def now() -> float:
         return os.getloadavg()[0]
     except OSError:
         return 0.0
+
+
+def settled(
+    wait: float = SETTLE_SECONDS,
+    read: Callable[[], float] = now,
+    sleep: Callable[[float], None] = time.sleep,
+) -> float:
+    """The load average once it is under the loaded line, waiting up to `wait` seconds for it:
+    a job that ended just before the run (a test run, an earlier evaluation) still counts in
+    the 1-minute average for a minute or two, and is no load on the timings to come.
+
+    >>> readings = iter([1.2, 0.9, 0.3])
+    >>> settled(60, lambda: next(readings), lambda _: None)
+    0.3
+    >>> settled(0, lambda: 1.5, lambda _: None)
+    1.5
+    """
+    limit = LOADED_SHARE * cores()
+    reading, waited = read(), 0.0
+    while reading > limit and waited < wait:
+        sleep(SETTLE_STEP)
+        waited += SETTLE_STEP
+        reading = read()
+    return reading
 
 
 def cores() -> int:
