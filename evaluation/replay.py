@@ -25,7 +25,7 @@ from keepd.core.session import SessionState, read_current
 from keepd.core.tree import Scope
 from keepd.daemon.policy import decide
 from keepd.ops.memory import Memory
-from keepd.report.legend import how_sure
+from keepd.report.legend import said_sure
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,6 +43,7 @@ class Sent:
     reasons: tuple[str, ...]
     quote: str
     prompt: str = ""  # the uuid of the prompt whose turn had just ended
+    sure: str | None = None  # how sure it says it is (`said_sure`), None at a stop not ●●●
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,6 +114,7 @@ def _sent(
         reasons=tuple(stop.reasons or ()) if stop is not None else (),
         quote=stop.quote if stop is not None else "",
         prompt=prompt,
+        sure=said_sure(analysis, stop) if stop is not None else None,
     )
 
 
@@ -317,19 +319,18 @@ def taskless_line(s: ReplaySummary) -> str:
     )
 
 
-SURENESS = ("fairly sure", "less sure", "no ●●●")  # what a notice says (`how_sure`)
+SURENESS = ("fairly sure", "less sure", "no ●●●")  # what a notice says (`said_sure`)
 
 
 def by_sureness(
     runs: Sequence[Replayed], labelled: dict[str, Labelled]
 ) -> dict[str, tuple[int, int]]:
-    """The notices by how sure they say they are (`how_sure`; "no ●●●" for a stop of another
+    """The notices by how sure they say they are (`Sent.sure`; "no ●●●" for a stop of another
     grade): how many are within one stop of a reader's task boundary, of how many."""
     counts = {kind: [0, 0] for kind in SURENESS}
     for run in runs:
         for sent in run.notices if run.session in labelled else ():
-            said = how_sure(sent.grade, sent.reasons)
-            kind = SURENESS[2] if said is None else said.split(":")[0].lower()
+            kind = SURENESS[2] if sent.sure is None else sent.sure.split(":")[0].lower()
             counts[kind][0] += bool(at_task(sent, labelled[run.session]))
             counts[kind][1] += 1
     return {kind: (good, n) for kind, (good, n) in counts.items()}

@@ -125,11 +125,11 @@ def words(analysis: Analysis, stop: Stop | None, *, urgent: bool) -> tuple[str, 
     title = f"{project}: context {share:.0%}" + (", auto-compact is near" if urgent else "")
     if stop is None:
         return title, "No stop to summarize up to yet: every prompt is still needed."
-    from keepd.report.legend import grade_words, how_sure
+    from keepd.report.legend import grade_words, said_sure
 
     left = leaves(stop.after, analysis.context.get("tokens"), stop.frees)
     words = grade_words(stop.grade)  # the report's words for its mark, not the mark alone
-    sure = how_sure(stop.grade, stop.reasons)
+    sure = said_sure(analysis, stop)
     return title, f"{instruction(stop, NOTICE_ROW)}\nThat {left}: {words}." + (
         f" {sure}" if sure else ""
     )

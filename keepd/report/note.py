@@ -18,9 +18,9 @@ from keepd.report.legend import (
     EVENT_WORDS,
     FALLING_WORDS,
     GRADE_WORDS,
-    how_sure,
     mark,
     plain_words,
+    said_sure,
 )
 from keepd.report.note_assets import SCRIPT, STYLE, content_security_policy
 from keepd.report.svg import bar_svg, curve_svg, esc, frame_of
@@ -108,7 +108,7 @@ def _verdict(analysis: Analysis) -> str:
         body = (
             f"<p><b>Stop at {position(pick.below)}</b>: summarizing up to there "
             f"{leaves(pick.after, analysis.context.get('tokens'), pick.frees)} "
-            f"(it frees {pick.frees:.0%} of the conversation). {_zone_words(pick)}</p>\n"
+            f"(it frees {pick.frees:.0%} of the conversation). {_zone_words(pick, analysis)}</p>\n"
             f"<p>The message there: <q>{esc(short(pick.quote, 240))}</q></p>"
         )
     elif items:
@@ -130,7 +130,7 @@ def mark_html(text: str) -> str:
     return esc(text).replace("⏸", '<span class="pause" role="img" aria-label="pause">⏸</span>')
 
 
-def _zone_words(stop: Stop) -> str:
+def _zone_words(stop: Stop, analysis: Analysis) -> str:
     if not stop.grade:
         return ""
     kinds = dict(GRADE_WORDS)
@@ -141,7 +141,7 @@ def _zone_words(stop: Stop) -> str:
     multiple = f", {stop.multiple:g}× the noise" if stop.multiple else ""
     glyph = f'<span class="glyph">{mark_html(mark(stop.grade, stop.shape, stop.event))}</span>'
     why = f" Graded by: {esc(', '.join(stop.reasons))}." if stop.reasons else ""
-    sure = how_sure(stop.grade, stop.reasons)  # as the notice says it
+    sure = said_sure(analysis, stop)  # as the notice says it
     how = f" {esc(sure)}" if sure else ""
     return f"{glyph}: {esc(kinds.get(stop.grade, ''))}{shape}{multiple}.{why}{how}"
 

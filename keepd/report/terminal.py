@@ -9,7 +9,7 @@ from keepd.core.analysis import Analysis, Stop
 from keepd.core.limits import compact_words
 from keepd.core.steps import ROW_CHARS, instruction, leaves, presses
 from keepd.report.chart import LABEL, chart_lines, columns
-from keepd.report.legend import grade_words, how_sure, mark, marks_key
+from keepd.report.legend import grade_words, mark, marks_key, said_sure
 from keepd.report.numbers import plural, tokens_text
 
 MAX_ROWS = 8
@@ -63,7 +63,7 @@ def render(
         lines += ["", *wrap(keys, " → ", style.width, "  ")]
         if target.in_picker:
             left = leaves(target.after, analysis.context.get("tokens"), target.frees)
-            sure = how_sure(target.grade, target.reasons)  # the notice's own sentence
+            sure = said_sure(analysis, target)  # the notice's own sentence
             said = f"that {left}: {grade_words(target.grade)}. {sure}" if sure else f"that {left}"
             lines += wrap([said], " ", style.width, "  ")
     return "\n".join(lines) + "\n"

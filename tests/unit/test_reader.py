@@ -356,6 +356,7 @@ def test_the_reader_line_and_the_notice_say_what_the_reader_said(
 ) -> None:
     from keepd.cli.ask import reader_line
     from keepd.daemon.policy import words
+    from keepd.report.legend import said_sure
 
     merged = with_reader(
         example, ReaderConfig(), answer_file=recorded(example, tmp_path, answer_at(example, 16))
@@ -369,3 +370,10 @@ def test_the_reader_line_and_the_notice_say_what_the_reader_said(
         answer_file=recorded(example, tmp_path, answer_at(example, 16, kind="step")),
     )
     assert "; 1 task in all;" in reader_line(step)
+    # Only a step at row 16: the pick moves to its ●●● zone, which now names the reader too.
+    alone = json.dumps({"starts": [{"row": 16, "kind": "step"}], "newest": 16})
+    only = with_reader(example, ReaderConfig(), answer_file=recorded(example, tmp_path, alone))
+    there = only.stop(only.pick)
+    assert there is not None and there.uuid == example.rows[15].uuid and there.grade == "●●●"
+    assert "reader" in (there.reasons or [])
+    assert said_sure(only, there) == "Fairly sure: work was finished just before it."

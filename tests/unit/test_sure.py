@@ -107,6 +107,8 @@ def test_how_sure_names_the_first_cue_that_carries() -> None:
     )
     assert how_sure("●●●", ["words"]) == "Less sure: only the words change there."
     assert how_sure(None, ["work finished"]) is None
-    assert how_sure("●●●", ["pause", "reader"]) == (
+    assert how_sure("●●●", ["pause", "reader"], reader_task=True) == (
         "Fairly sure: your own Claude Code, asked, says a new task begins here."
     )
+    # the reader's name among the reasons alone (it may have called the stop a step) is not it
+    assert how_sure("●●●", ["pause", "reader"]) == "Less sure: only a pause marks it."
