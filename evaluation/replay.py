@@ -22,10 +22,10 @@ from keepd.core.analysis import Analysis, analyse_state
 from keepd.core.grade import DEFAULT_TUNING, Tuning
 from keepd.core.messages import is_prompt
 from keepd.core.session import SessionState, read_current
+from keepd.core.sureness import said_sure
 from keepd.core.tree import Scope
 from keepd.daemon.policy import decide
 from keepd.ops.memory import Memory
-from keepd.report.legend import said_sure
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,7 +55,7 @@ class Replayed:
 
 # The cues found to carry across projects (issue 27) that say the work before is done or the
 # prompt turns to the next thing: a variant of the policy sends a break notice only with one;
-# a ●●● notice naming one says it is fairly sure (keepd/report/legend.py `how_sure`).
+# a ●●● notice naming one says it is fairly sure (keepd/core/sureness.py `how_sure`).
 CARRYING = sure.CARRYING
 
 

@@ -361,33 +361,6 @@ def _with_zone(zones: list[ZoneInfo], stop: Stop, grade: str) -> list[ZoneInfo]:
     return [*zones, made]
 
 
-def confirms(analysis: Analysis, uuid: str, starts: list[tuple[str, str]]) -> bool:
-    """Whether the reader's `starts` (uuid, kind) put a task start at the stop `uuid` or
-    within one picker row of it, by the rows below each in `analysis` (a start it no longer
-    holds, such as one cut away, confirms nothing).
-
-    >>> from keepd.core.analysis import Stop
-    >>> def stop(uuid, below):
-    ...     return Stop(uuid, 0, below, True, 0.0, None, 0, 0, None, None, None, "", "")
-    >>> class Stops:
-    ...     stops = [stop("a", 2), stop("b", 1), stop("c", 0)]
-    ...     def stop(self, uuid):
-    ...         return next((s for s in self.stops if s.uuid == uuid), None)
-    >>> confirms(Stops(), "c", [("b", "task")]), confirms(Stops(), "c", [("a", "task")])
-    (True, False)
-    >>> confirms(Stops(), "b", [("b", "step")])
-    False
-    """
-    here = analysis.stop(uuid)
-    if here is None:
-        return False
-    for start, kind in starts:
-        there = analysis.stop(start) if kind == TASK else None
-        if there is not None and abs(there.below - here.below) <= 1:
-            return True
-    return False
-
-
 def _regraded(stop: Stop, zones: list[ZoneInfo]) -> Stop:
     """A stop with the grade of the zone whose best it is (unchanged when it has none)."""
     zone = next((zone for zone in zones if zone.best == stop.uuid), None)

@@ -124,7 +124,12 @@ class Analysis:
         if self.reader is None:
             del data["reader"]  # the reader is off: the JSON form stays as it was
         data["stop_count"] = self.stop_count
-        data["steps"] = as_json(self.target_stop())
+        target = self.target_stop()
+        data["steps"] = as_json(target)
+        if data["steps"] is not None and target is not None:
+            from keepd.core.sureness import said_sure  # it reads the reader's kinds
+
+            data["steps"]["sure"] = said_sure(self, target)
         return data
 
     def stop(self, uuid: str | None) -> Stop | None:

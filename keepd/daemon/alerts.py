@@ -70,7 +70,7 @@ class Alerts:
         starts = self.answers.get(session_id)
         if notice.urgent or starts is None:
             return True
-        from keepd.core.reader import confirms
+        from keepd.core.sureness import confirms
 
         if confirms(analysis, notice.stop, starts):
             return True

@@ -125,7 +125,8 @@ def words(analysis: Analysis, stop: Stop | None, *, urgent: bool) -> tuple[str, 
     title = f"{project}: context {share:.0%}" + (", auto-compact is near" if urgent else "")
     if stop is None:
         return title, "No stop to summarize up to yet: every prompt is still needed."
-    from keepd.report.legend import grade_words, said_sure
+    from keepd.core.sureness import said_sure
+    from keepd.report.legend import grade_words
 
     left = leaves(stop.after, analysis.context.get("tokens"), stop.frees)
     words = grade_words(stop.grade)  # the report's words for its mark, not the mark alone

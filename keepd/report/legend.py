@@ -5,15 +5,10 @@ line and the note's header explain only what they show."""
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, NamedTuple
+from typing import NamedTuple
 
 from keepd.core.events import Event
 from keepd.core.grade import FALLING_MARK, Grade
-from keepd.core.reader import confirms
-from keepd.core.sure import carrying_cue
-
-if TYPE_CHECKING:
-    from keepd.core.analysis import Analysis, Stop
 
 
 class Words(NamedTuple):
@@ -64,49 +59,6 @@ def grade_words(grade: str | None) -> str:
     ('a new task starts here', 'no clear break')
     """
     return GRADES[grade].long if grade in GRADES else NO_BREAK
-
-
-# Why a ●●● stop is fairly sure, by the cue (core/sure.py `CARRYING`) that says so.
-SURE_WORDS = {
-    "work finished": "work was finished just before it",
-    "git branch": "it is on another git branch",
-    "says it turns to the next thing": "the prompt says it moves on to the next thing",
-    "the prompt before closed the work": "the prompt before it closed the work",
-}
-
-
-def how_sure(
-    grade: str | None, reasons: list[str] | tuple[str, ...] | None, *, reader_task: bool = False
-) -> str | None:
-    """How sure a ●●● stop's new task is, in a sentence (None for any other grade): fairly,
-    where the reader (`keepd report --ask-claude`) puts a task start there (`reader_task`) or a
-    cue that carried across projects says the work before is over; less, where only a pause or
-    the words do.
-
-    >>> how_sure("●●●", ["words", "work finished"])
-    'Fairly sure: work was finished just before it.'
-    >>> how_sure("●●●", ["pause", "new words"]), how_sure("●●", ["pause"])
-    ('Less sure: only a pause marks it.', None)
-    """
-    if grade != Grade.CLEAR.value:
-        return None
-    if reader_task:
-        return "Fairly sure: your own Claude Code, asked, says a new task begins here."
-    cue = carrying_cue(reasons)
-    if cue is not None:
-        return f"Fairly sure: {SURE_WORDS[cue]}."
-    if "pause" in (reasons or ()):
-        return "Less sure: only a pause marks it."
-    return "Less sure: only the words change there."
-
-
-def said_sure(analysis: Analysis, stop: Stop) -> str | None:
-    """`how_sure` for a stop of `analysis`, the reader's answer read as the daemon reads it
-    (`confirms`: a task start at the stop or within one row of it); a step it names there
-    makes nothing surer."""
-    reader = analysis.reader
-    task = reader is not None and confirms(analysis, stop.uuid, reader.starts)
-    return how_sure(stop.grade, stop.reasons, reader_task=task)
 
 
 def marks_key(marks: Iterable[str]) -> list[str]:

@@ -12,6 +12,7 @@ from keepd.core.events import Event
 from keepd.core.grade import FALLING_MARK
 from keepd.core.limits import compact_words
 from keepd.core.steps import leaves
+from keepd.core.sureness import said_sure
 from keepd.data.icons import favicon_uri
 from keepd.report.instructions import block_start, short, summary_instructions
 from keepd.report.legend import (
@@ -20,7 +21,6 @@ from keepd.report.legend import (
     GRADE_WORDS,
     mark,
     plain_words,
-    said_sure,
 )
 from keepd.report.note_assets import SCRIPT, STYLE, content_security_policy
 from keepd.report.svg import bar_svg, curve_svg, esc, frame_of

@@ -8,8 +8,9 @@ from dataclasses import dataclass
 from keepd.core.analysis import Analysis, Stop
 from keepd.core.limits import compact_words
 from keepd.core.steps import ROW_CHARS, instruction, leaves, presses
+from keepd.core.sureness import said_sure
 from keepd.report.chart import LABEL, chart_lines, columns
-from keepd.report.legend import grade_words, mark, marks_key, said_sure
+from keepd.report.legend import grade_words, mark, marks_key
 from keepd.report.numbers import plural, tokens_text
 
 MAX_ROWS = 8

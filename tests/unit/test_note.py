@@ -237,9 +237,13 @@ def test_a_block_that_starts_inside_a_turn_says_so() -> None:
     assert block_start(analysis, block) == "beginning “the lexer first”"
 
 
-def test_a_clear_break_says_how_sure_as_the_notice_does() -> None:
+def test_a_clear_break_says_how_sure_as_the_notice_does_in_the_note_and_the_json() -> None:
     analysis = analyse_file(example_session())
     page = render_note(analysis)
     pick = analysis.stop(analysis.pick)
     assert pick is not None and pick.grade == "●●●" and "work finished" in (pick.reasons or [])
     assert "Fairly sure: work was finished just before it." in page
+    steps = analysis.to_dict()["steps"]
+    assert steps["sure"] == "Fairly sure: work was finished just before it."
+    step = replace(analysis, pick=None, trade=[s.uuid for s in analysis.stops if not s.grade][:1])
+    assert step.to_dict()["steps"]["sure"] is None  # a stop not ●●● says nothing of it

@@ -355,8 +355,8 @@ def test_the_reader_line_and_the_notice_say_what_the_reader_said(
     example: Read, tmp_path: Path
 ) -> None:
     from keepd.cli.ask import reader_line
+    from keepd.core.sureness import said_sure
     from keepd.daemon.policy import words
-    from keepd.report.legend import said_sure
 
     merged = with_reader(
         example, ReaderConfig(), answer_file=recorded(example, tmp_path, answer_at(example, 16))
@@ -364,6 +364,7 @@ def test_the_reader_line_and_the_notice_say_what_the_reader_said(
     assert "; 2 tasks in all; the pick is there" in reader_line(merged)
     _, body = words(merged, merged.stop(merged.pick), urgent=False)
     assert body.endswith("Fairly sure: your own Claude Code, asked, says a new task begins here.")
+    assert merged.to_dict()["steps"]["sure"] == body.rsplit(". ", 1)[1]
     step = with_reader(
         example,
         ReaderConfig(),

@@ -8,8 +8,8 @@ import dataclasses
 from keepd.core.grade import DEFAULT_TUNING, Grade, grade
 from keepd.core.points import SIGNAL_NAMES, SURE_FIELDS
 from keepd.core.sure import CARRYING, SURE, is_sure, later_sure, sure_cues, sure_only
+from keepd.core.sureness import SURE_WORDS, how_sure
 from keepd.core.zone import Zone
-from keepd.report.legend import SURE_WORDS, how_sure
 from tests.unit.test_grade import _curve, _falling, _frees, _peak
 from tests.unit.test_grade_cues import _cues, _events
 
