@@ -17,7 +17,7 @@ import orjson
 
 from evaluation.labels import Labelled, Reader, Source
 from keepd.config import NotifyConfig
-from keepd.core import sure
+from keepd.core import sure, sureness
 from keepd.core.analysis import Analysis, analyse_state
 from keepd.core.grade import DEFAULT_TUNING, Tuning
 from keepd.core.messages import is_prompt
@@ -320,6 +320,7 @@ def taskless_line(s: ReplaySummary) -> str:
 
 
 SURENESS = ("fairly sure", "less sure", "no ●●●")  # what a notice says (`said_sure`)
+_OPENINGS = {sureness.FAIRLY: SURENESS[0], sureness.LESS: SURENESS[1]}
 
 
 def by_sureness(
@@ -330,7 +331,8 @@ def by_sureness(
     counts = {kind: [0, 0] for kind in SURENESS}
     for run in runs:
         for sent in run.notices if run.session in labelled else ():
-            kind = SURENESS[2] if sent.sure is None else sent.sure.split(":")[0].lower()
+            opening = (sent.sure or "").partition(":")[0]
+            kind = _OPENINGS.get(opening, SURENESS[2])
             counts[kind][0] += bool(at_task(sent, labelled[run.session]))
             counts[kind][1] += 1
     return {kind: (good, n) for kind, (good, n) in counts.items()}

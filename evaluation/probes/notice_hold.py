@@ -24,9 +24,10 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import statistics
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 from evaluation import labels, replay
 from evaluation.cases import project_folds
@@ -43,6 +44,7 @@ from keepd.daemon import policy
 CARRYING = replay.CARRYING
 ISSUE_CUES = CARRYING | {"pause", "new words"}  # the issue's cues that name a stop's reasons
 MOVES_OFF = dataclasses.replace(DEFAULT_TUNING, recent=0)
+T = TypeVar("T")  # a rule's title or a threshold: what a fold chooses among
 
 
 @dataclass(frozen=True, slots=True)
@@ -227,6 +229,23 @@ def _share(per: Sequence[tuple[int, int, int, int]], left_out: set[int]) -> floa
     return sum(c[0] for c in kept) / max(sum(c[1] for c in kept), 1)
 
 
+def _left_out(
+    per: Mapping[T, Sequence[tuple[int, int, int, int]]],
+    options: Sequence[T],
+    folds: Sequence[Sequence[int]],
+) -> tuple[int, int, list[T]]:
+    """Each fold's sessions under the option with the best share on the other folds (ties to
+    the earlier option): notices at a task boundary, notices, and the option each fold took."""
+    good = total = 0
+    chosen: list[T] = []
+    for fold in folds:
+        best = max(options, key=lambda o: (_share(per[o], set(fold)), -options.index(o)))
+        chosen.append(best)
+        good += sum(per[best][i][0] for i in fold)
+        total += sum(per[best][i][1] for i in fold)
+    return good, total, chosen
+
+
 def _delay(held: Sequence[replay.Replayed], keepd: Sequence[replay.Replayed]) -> str:
     """Prompts between keepd's break notice at a stop and the held rule's, and how many of
     keepd's stops the rule never names."""
@@ -275,13 +294,7 @@ def report(cases: Sequence[Labelled], config: NotifyConfig) -> str:
     ]
     folds = project_folds(names)
     for family, titles in FAMILIES.items():
-        good = total = 0
-        chosen: list[str] = []
-        for fold in folds:
-            best = max(titles, key=lambda t: (_share(per[t], set(fold)), -titles.index(t)))
-            chosen.append(best)
-            good += sum(per[best][i][0] for i in fold)
-            total += sum(per[best][i][1] for i in fold)
+        good, total, chosen = _left_out(per, titles, folds)
         picked = ", ".join(
             f"{t.split(' (')[0][:40]} x{chosen.count(t)}" for t in titles if t in chosen
         )
@@ -311,14 +324,8 @@ def thresholds(cases: Sequence[Labelled], shipped: NotifyConfig) -> str:
         per[share] = [_marks(run, case) for run, case in zip(runs, cases, strict=True)]
         good, total = sum(c[0] for c in per[share]), sum(c[1] for c in per[share])
         lines.append(f"threshold {share:.2f}: {good}/{total} ({good / max(total, 1):.0%})")
-    good = total = 0
-    for fold in project_folds(names):
-        best = max(
-            THRESHOLDS,
-            key=lambda t: (_share(per[t], set(fold)), -abs(t - shipped.threshold)),
-        )
-        good += sum(per[best][i][0] for i in fold)
-        total += sum(per[best][i][1] for i in fold)
+    nearest_first = sorted(THRESHOLDS, key=lambda t: abs(t - shipped.threshold))  # for ties
+    good, total, _ = _left_out(per, nearest_first, project_folds(names))
     lines.append(f"chosen left one project out: {good}/{total} ({good / max(total, 1):.0%})")
     return "\n".join(lines)
 

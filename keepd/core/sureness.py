@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from keepd.core.results import Analysis, Stop
 
 CLEAR = Grade.CLEAR.value
+FAIRLY, LESS = "Fairly sure", "Less sure"  # how each sentence opens, before its colon
 
 
 # Why a ●●● stop is fairly sure, by the cue (core/sure.py `CARRYING`) that says so.
@@ -42,13 +43,13 @@ def how_sure(
     if grade != CLEAR:
         return None
     if reader_task:
-        return "Fairly sure: your own Claude Code, asked, says a new task begins here."
+        return f"{FAIRLY}: your own Claude Code, asked, says a new task begins here."
     cue = carrying_cue(reasons)
     if cue is not None:
-        return f"Fairly sure: {SURE_WORDS[cue]}."
+        return f"{FAIRLY}: {SURE_WORDS[cue]}."
     if "pause" in (reasons or ()):
-        return "Less sure: only a pause marks it."
-    return "Less sure: only the words change there."
+        return f"{LESS}: only a pause marks it."
+    return f"{LESS}: only the words change there."
 
 
 def said_sure(analysis: Analysis, stop: Stop) -> str | None:
