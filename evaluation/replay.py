@@ -20,7 +20,7 @@ from keepd.config import NotifyConfig
 from keepd.core import sure, sureness
 from keepd.core.analysis import Analysis, analyse_state
 from keepd.core.grade import DEFAULT_TUNING, Tuning
-from keepd.core.messages import is_prompt
+from keepd.core.listed import is_prompt
 from keepd.core.session import SessionState, read_current
 from keepd.core.sureness import said_sure
 from keepd.core.tree import Scope

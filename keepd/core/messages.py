@@ -19,25 +19,10 @@ from keepd.core.content import (
 )
 from keepd.core.cues import message_marks, named_numbers, prompt_marks
 from keepd.core.entries import Entry
+from keepd.core.listed import is_prompt
 from keepd.core.quote import QUOTE_CHARS, raw, shown
 from keepd.core.words import content_words
 
-SYNTHETIC_PROMPTS = frozenset(
-    {
-        "[Request interrupted by user]",
-        "[Request interrupted by user for tool use]",
-        "No response requested.",
-    }
-)
-NOT_PROMPT_MARKERS = (
-    "<local-command-stdout>",
-    "<local-command-stderr>",
-    "<bash-stdout>",
-    "<bash-stderr>",
-    "<task-notification>",
-    "<tick>",
-    "<teammate-message",
-)
 CONVERSATION = frozenset({"user", "assistant"})
 # 2.1.332 keeps the system reminders it puts before the model with the attachment that caused
 # them (`rendered`). Most are Claude Code's own and the same in every session (environment,
@@ -372,33 +357,3 @@ def usage_tokens(entry: Entry, message: dict[str, Any]) -> tuple[int | None, int
         context = fresh + written + cached
     output = usage.get("output_tokens")
     return context, output if isinstance(output, int) else 0
-
-
-def is_prompt(entry: Entry, blocks: list[dict[str, Any]] | None = None) -> bool:
-    """Whether the rewind picker lists `entry` (sessions.md, "The rewind picker")."""
-    get = entry.get
-    if get("type") != "user" or get("isSidechain") is True:
-        return False
-    if blocks is None:
-        message = get("message")
-        blocks = blocks_of(message.get("content") if isinstance(message, dict) else None)
-    hidden = get("isMeta") is True or get("isCompactSummary") is True
-    return not hidden and get("isVisibleInTranscriptOnly") is not True and shows_prompt(blocks)
-
-
-def shows_prompt(blocks: list[dict[str, Any]]) -> bool:
-    """Whether a visible person's entry with these content blocks is a prompt the picker lists."""
-    # Tool results first: they are most of the user entries, and none is listed.
-    if not blocks or blocks[0].get("type") == "tool_result":
-        return False
-    texts: list[str] = [
-        text
-        for block in blocks
-        if block.get("type") == "text" and isinstance(text := block.get("text"), str)
-    ]
-    if not texts:
-        return any(block.get("type") == "image" for block in blocks)
-    if texts[0].strip() in SYNTHETIC_PROMPTS:
-        return False
-    last = texts[-1]  # every marker opens with "<": most prompts hold none
-    return "<" not in last or not any(marker in last for marker in NOT_PROMPT_MARKERS)

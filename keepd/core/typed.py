@@ -32,6 +32,7 @@ import msgspec
 
 from keepd.core.content import blocks_of
 from keepd.core.entries import Entry, Line
+from keepd.core.listed import shows_prompt
 from keepd.core.messages import (
     CONVERSATION,
     DEFAULT_POLICY,
@@ -40,7 +41,6 @@ from keepd.core.messages import (
     count_blocks,
     make_node,
     mark_prompt,
-    shows_prompt,
 )
 
 # Integers orjson reads as such (it reads those past 64 bits as floats, which no count takes);

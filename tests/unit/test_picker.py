@@ -6,7 +6,8 @@ from typing import Any
 
 import pytest
 
-from keepd.core.messages import NOT_PROMPT_MARKERS, SYNTHETIC_PROMPTS, is_prompt, make_node
+from keepd.core.listed import NOT_PROMPT_MARKERS, SYNTHETIC_PROMPTS, is_prompt
+from keepd.core.messages import make_node
 
 from .builders import (
     Content,
