@@ -62,7 +62,10 @@ boundary, else at a step, else at neither. A notice "at a reader's task boundary
 of the first two. The reader is the opt-in `[reader]` (docs/reader.md): keepd asks the
 person's own `claude -p` where pieces of work begin. There is no model here, so its answers
 were recorded once, each from a model given only the request keepd would send, and are stored
-by the request's hash (`evaluation/data/reader/`)."""
+by the request's hash (`evaluation/data/reader/`). A break notice comes at a clear break; the
+urgent one comes near auto-compact whether there is one or not (issue 27 asks that it still
+come), so an urgent notice sent where no reader marks a task yet cannot be at one: the rows for
+each kind show what that costs the share (the urgent row's last figure counts those)."""
     ]
     for found in measured:
         parts.append(

@@ -226,6 +226,7 @@ class ReplaySummary:
     breaks: dict[str, int]  # by mark
     urgent: dict[str, int]
     taskless: int = 0  # notices sent where no reader marks a task yet (`task_by_then`)
+    urgent_taskless: int = 0  # of them urgent
 
     def notices(self) -> int:
         return sum(self.breaks.values()) + sum(self.urgent.values())
@@ -239,13 +240,15 @@ def summarise(runs: Sequence[Replayed], labelled: dict[str, Labelled]) -> Replay
     breaks = dict.fromkeys(MARKS, 0)
     urgent = dict.fromkeys(MARKS, 0)
     judged = [run for run in runs if run.session in labelled]
-    taskless = 0
+    taskless = urgent_taskless = 0
     for run in judged:
         for sent in run.notices:
             found = mark(sent, labelled[run.session]) or NEITHER
             (urgent if sent.kind == "urgent" else breaks)[found] += 1
-            taskless += not task_by_then(sent, labelled[run.session])
-    return ReplaySummary(len(judged), breaks, urgent, taskless)
+            none_yet = not task_by_then(sent, labelled[run.session])
+            taskless += none_yet
+            urgent_taskless += none_yet and sent.kind == "urgent"
+    return ReplaySummary(len(judged), breaks, urgent, taskless, urgent_taskless)
 
 
 def rows(runs: Sequence[Replayed], labelled: dict[str, Labelled]) -> list[list[object]]:
@@ -298,7 +301,8 @@ def line(s: ReplaySummary) -> str:
         f"at neither {s.at(NEITHER)} ({s.at(NEITHER) / n:.0%})",
     ]
     kinds = [
-        f"{kind}: " + ", ".join(f"{counts[m]} at {m}" for m in MARKS)
+        f"{kind} ({counts[NEWEST] + counts[TASK]}/{sum(counts.values())} at a task boundary): "
+        + ", ".join(f"{counts[m]} at {m}" for m in MARKS)
         for kind, counts in (("break", s.breaks), ("urgent", s.urgent))
     ]
     return "; ".join(parts) + "\n" + "; ".join(kinds) + "\n" + taskless_line(s)
@@ -312,7 +316,8 @@ def taskless_line(s: ReplaySummary) -> str:
     task = s.at(NEWEST, TASK)
     best = f"{could}/{s.notices()} ({could / max(s.notices(), 1):.0%})"
     return (
-        f"{s.taskless} came where neither reader marks a task yet (the newest work is still the "
+        f"{s.taskless} came where neither reader marks a task yet ({s.urgent_taskless} of them "
+        "urgent; the newest work is still the "
         f"session's first task: no stop is within one of a task boundary); of the other "
         f"{could}, {task} at a task boundary ({task / max(could, 1):.0%}); the share could "
         f"reach {best}"

@@ -81,7 +81,9 @@ class Measured:
                 *(n[3] for n in notices),
                 "-",
             ],
-            *([label, *(n[4 + k] for n in notices), "-"] for k, label in enumerate(SURENESS_ROWS)),
+            ["break notices at a reader's task boundary", *(n[4] for n in notices), "-"],
+            [URGENT_ROW, *(n[5] for n in notices), "-"],
+            *([label, *(n[6 + k] for n in notices), "-"] for k, label in enumerate(SURENESS_ROWS)),
             ["pick within one of the readers' newest", alone[0], merged[0], "-", _floor("pick")],
             ["task switches with ●●● within one", alone[1], merged[1], "-", _floor("switches")],
             ["●●● zones near a reader boundary", alone[2], merged[2], "-", _floor("zones")],
@@ -101,6 +103,7 @@ class Measured:
 
 
 LEFT_OUT = "keepd's points left one project out"
+URGENT_ROW = "urgent notices at a reader's task boundary; sent where no reader marks a task yet"
 SURENESS_ROWS = (  # by `replay.SURENESS`
     "notices that say fairly sure: at a reader's task boundary",
     "notices that say less sure: at a reader's task boundary",
@@ -136,14 +139,27 @@ def measure(
 
 
 def _notices(runs: list[replay.Replayed], labelled: dict[str, Labelled]) -> tuple[str, ...]:
-    """sent, at a task boundary, at the newest task, where one can be, then at a task boundary
-    of those saying each of `replay.SURENESS`."""
+    """sent, at a task boundary, at the newest task, where one can be, the break and the
+    urgent notices at a task boundary, then at a task boundary of those saying each of
+    `replay.SURENESS`."""
     s = replay.summarise(runs, labelled)
     n = s.notices()
-    sent = f"{n} ({sum(s.breaks.values())} break, {sum(s.urgent.values())} urgent)"
+    breaks, urgent = sum(s.breaks.values()), sum(s.urgent.values())
+    sent = f"{n} ({breaks} break, {urgent} urgent)"
     at_task, newest = share(s.at(replay.NEWEST, replay.TASK), n), share(s.at(replay.NEWEST), n)
+    kinds = [_at_task(s.breaks), _at_task(s.urgent)]
+    kinds[1] += f"; {s.urgent_taskless}" if urgent else ""
     said = [share(*counts) for counts in replay.by_sureness(runs, labelled).values()]
-    return sent, at_task, newest, share(n - s.taskless, n), *said
+    return sent, at_task, newest, share(n - s.taskless, n), *kinds, *said
+
+
+def _at_task(by_mark: dict[str, int]) -> str:
+    """How many of one kind's notices are at a task boundary, of how many.
+
+    >>> _at_task({replay.NEWEST: 2, replay.TASK: 1, replay.STEP: 3, replay.NEITHER: 0})
+    '3/6 (50%)'
+    """
+    return share(by_mark[replay.NEWEST] + by_mark[replay.TASK], sum(by_mark.values()))
 
 
 def _labels(t: Tally) -> tuple[str, str, str]:
