@@ -204,6 +204,13 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="with --requests: every request the daemon would send, turn by turn",
     )
+    parser.add_argument(
+        "--answers",
+        type=Path,
+        default=ANSWERS,
+        metavar="DIR",
+        help="score the answers recorded in DIR (default: evaluation/data/reader)",
+    )
     args = parser.parse_args(argv)
     shared = shared_or_none(args.shared, parser.prog)
     if shared is None:
@@ -217,7 +224,7 @@ def main(argv: list[str] | None = None) -> int:
         )
         print(f"{written} requests written to {args.requests}")
         return 0
-    scores = score(shared / "corpus" / "sessions", side_labels(shared, args.held_out))
+    scores = score(shared / "corpus" / "sessions", side_labels(shared, args.held_out), args.answers)
     side = "held out" if args.held_out else "calibration"
     print(
         f"{side}: {scores.local.sessions} sessions with a recorded answer "
@@ -229,7 +236,9 @@ def main(argv: list[str] | None = None) -> int:
         from evaluation import labels
 
         cases = labels.load(shared, label_file(shared, False))
-        lopo = score_left_out(shared / "corpus" / "sessions", side_labels(shared, False), cases)
+        lopo = score_left_out(
+            shared / "corpus" / "sessions", side_labels(shared, False), cases, args.answers
+        )
         print("keepd's points and ●●● total fitted on the other projects (left one project out):")
         print(f"  local alone:      {lopo.local.line()}")
         print(f"  with the reader:  {lopo.reader.line()}")

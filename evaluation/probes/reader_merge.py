@@ -22,7 +22,7 @@ from evaluation.cases import project
 from evaluation.reader import ANSWERS, Tally, tally
 from keepd.core.analysis import Analysis, Stop
 from keepd.core.grade import DEFAULT_TUNING
-from keepd.core.reader import Rule, merged, parse_answer, request_sha256, safe, takes
+from keepd.core.reader import TASK, Rule, merged, parse_answer, request_sha256, safe, takes
 from keepd.ops.reader import load_record, read_for_reader
 
 
@@ -58,6 +58,12 @@ def _not_newest(stop: Stop, analysis: Analysis) -> bool:
     return stop.below != 0
 
 
+def _newest_task(stop: Stop, analysis: Analysis, kind: str) -> bool:
+    """Today's, and a task start at the newest prompt too (the curve cannot measure the part
+    kept after it: only the reader says a new task begins there)."""
+    return takes(stop, analysis, kind) or (kind == TASK and stop.below == 0)
+
+
 def _kindless(rule: Callable[[Stop, Analysis], bool]) -> Rule:
     """A rule that takes a task start and a step alike."""
     return lambda stop, analysis, kind: rule(stop, analysis)
@@ -71,6 +77,7 @@ RULES: dict[str, Rule] = {
     "any stop the reader names": _kindless(_any),
     "any but the first stop": _kindless(_not_first),
     "any but the newest prompt": _kindless(_not_newest),
+    "today's, and a task start at the newest prompt": _newest_task,
 }
 
 
@@ -153,14 +160,18 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m evaluation.probes.reader_merge")
     parser.add_argument("--shared", type=Path, help="the shared folder (default: found)")
     parser.add_argument("--held-out", action="store_true", help="also held out, once")
+    parser.add_argument(
+        "--answers", type=Path, default=ANSWERS, metavar="DIR", help="the answers to score"
+    )
     args = parser.parse_args(argv)
     shared = shared_or_none(args.shared, parser.prog)
     if shared is None:
         return 1
     sessions = shared / "corpus" / "sessions"
-    print(report(scored(sessions, side_labels(shared, False)), "calibration", True))
+    print(report(scored(sessions, side_labels(shared, False), args.answers), "calibration", True))
     if args.held_out:
-        print(report(scored(sessions, side_labels(shared, True)), "held out", False))
+        held_out = scored(sessions, side_labels(shared, True), args.answers)
+        print(report(held_out, "held out", False))
     return 0
 
 

@@ -81,17 +81,20 @@ AIMS: dict[str, Aim] = {
 }
 
 
-def scored(shared: Path) -> dict[str, tuple[dict[str, bool], str]]:
-    """Each calibration session whose readers' newest agree, with a recorded whole-history
-    answer: whether each aim's pick is within one, and a line on what the answer said."""
+def scored(
+    shared: Path, answers: Path = ANSWERS, held_out: bool = False
+) -> dict[str, tuple[dict[str, bool], str]]:
+    """Each calibration (or held-out) session whose readers' newest agree, with a recorded
+    whole-history answer in `answers`: whether each aim's pick is within one, and a line on
+    what the answer said."""
     sessions = shared / "corpus" / "sessions"
     out = {}
-    for name, label in sorted(side_labels(shared, False).items()):
+    for name, label in sorted(side_labels(shared, held_out).items()):
         if not (sessions / name).is_file():
             continue
         read = read_for_reader(sessions / name, whole=True)
         sha = request_sha256(read.request)
-        record = ANSWERS / f"{sha}.json"
+        record = answers / f"{sha}.json"
         if not record.is_file():
             continue
         answer = parse_answer(str(load_record(record, sha)["answer"]), read.rows)
@@ -126,14 +129,59 @@ def _said(
     )
 
 
+def against(
+    first: dict[str, tuple[dict[str, bool], str]], second: dict[str, tuple[dict[str, bool], str]]
+) -> str:
+    """Today's aim with two answers to each request: the sessions each gets within one, both
+    get, either gets, and the misses of each with what its answer said.
+
+    >>> one = {"a": ({"t": True}, "x"), "b": ({"t": False}, "y"), "c": ({"t": True}, "z")}
+    >>> two = {"a": ({"t": True}, "x"), "b": ({"t": True}, "y2"), "c": ({"t": False}, "z2")}
+    >>> against(one, two).splitlines()[0].split(": ")[1]
+    "the first answer's pick within one in 2, the second's in 2, both in 1, either in 3"
+    """
+    names = sorted(set(first) & set(second))
+    aim = next(iter(first[names[0]][0])) if names else ""
+    hit = {n: (first[n][0][aim], second[n][0][aim]) for n in names}
+    lines = [
+        f"{len(names)} sessions answered twice: the first answer's pick within one in "
+        f"{sum(a for a, _ in hit.values())}, the second's in {sum(b for _, b in hit.values())}, "
+        f"both in {sum(a and b for a, b in hit.values())}, either in "
+        f"{sum(a or b for a, b in hit.values())}"
+    ]
+    for name in names:
+        if not all(hit[name]):
+            lines.append(f"{name}: first {first[name][1]}; second {second[name][1]}")
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m evaluation.probes.reader_pick")
     parser.add_argument("--shared", type=Path, help="the shared folder (default: ../shared)")
+    parser.add_argument(
+        "--answers", type=Path, default=ANSWERS, metavar="DIR", help="the answers to score"
+    )
+    parser.add_argument(
+        "--against",
+        type=Path,
+        metavar="DIR",
+        help="another answer to each request (the same requests recorded again): how often "
+        "today's aim hits with each, both and either",
+    )
+    parser.add_argument(
+        "--held-out",
+        action="store_true",
+        help="with --against: the held-out sessions (this chooses nothing)",
+    )
     args = parser.parse_args(argv)
     shared = shared_or_none(args.shared, "reader_pick")
     if shared is None:
         return 2
-    found = scored(shared)
+    if args.against is not None:
+        once = scored(shared, args.answers, args.held_out)
+        print(against(once, scored(shared, args.against, args.held_out)))
+        return 0
+    found = scored(shared, args.answers)
     first = next(iter(AIMS))
     for name, (hits, said) in found.items():
         if not hits[first]:
