@@ -156,12 +156,18 @@ def _score_one(
 
 
 def write_requests(
-    sessions: Path, labels: Mapping[str, Any], folder: Path, *, every_turn: bool = False
+    sessions: Path,
+    labels: Mapping[str, Any],
+    folder: Path,
+    *,
+    every_turn: bool = False,
+    answers: Path = ANSWERS,
 ) -> int:
     """Each labelled session's whole-history request as `folder/<sha256>.txt` (and `index.tsv`:
     hash, name, and with `every_turn` the prompt after which the daemon would ask), for a model
     to answer with that text and nothing else; with `every_turn`, instead every request the
-    daemon would send as the session was written (evaluation/reader_replay.py)."""
+    daemon would send as the session was written (evaluation/reader_replay.py), the answers in
+    `answers` applied where they exist."""
     from evaluation.reader_replay import daemon_requests
 
     folder.mkdir(parents=True, exist_ok=True)
@@ -171,7 +177,7 @@ def write_requests(
         if not path.is_file():
             continue
         if every_turn:
-            asked = [(f"\t{row}", text) for row, text in daemon_requests(path)]
+            asked = [(f"\t{row}", text) for row, text in daemon_requests(path, answers)]
         else:
             asked = [("", read_for_reader(path, whole=True).request)]
         for where, request in asked:
@@ -182,6 +188,20 @@ def write_requests(
             index.append(f"{sha}\t{name}{where}\n")
     (folder / "index.tsv").write_text("".join(index), encoding="utf-8")
     return len(index)
+
+
+def replayed(shared: Path, held_out: bool, answers: Path) -> str:
+    """The notices of one side replayed as the daemon would send them with the reader's
+    answers in `answers` (evaluation/reader_replay.py), and how many of its asks found one."""
+    from evaluation import labels, reader_replay, replay
+    from evaluation.cases import label_file
+
+    cases = labels.load(shared, label_file(shared, held_out))
+    runs = reader_replay.side(cases, answers).exact
+    asks = [ask for run in runs for ask in run.asks]
+    found = replay.summarise([run.as_replay() for run in runs], {c.name: c for c in cases})
+    answered = sum(ask.recorded for ask in asks)
+    return f"replayed, {answered} of {len(asks)} asks answered: {replay.line(found)}"
 
 
 def _model(record: Path) -> str:
@@ -205,6 +225,11 @@ def main(argv: list[str] | None = None) -> int:
         help="with --requests: every request the daemon would send, turn by turn",
     )
     parser.add_argument(
+        "--replay",
+        action="store_true",
+        help="also replay the sessions turn by turn as the daemon asks, with these answers",
+    )
+    parser.add_argument(
         "--answers",
         type=Path,
         default=ANSWERS,
@@ -221,6 +246,7 @@ def main(argv: list[str] | None = None) -> int:
             side_labels(shared, args.held_out),
             args.requests,
             every_turn=args.every_turn,
+            answers=args.answers,
         )
         print(f"{written} requests written to {args.requests}")
         return 0
@@ -232,6 +258,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     print(f"  local alone:      {scores.local.line()}")
     print(f"  with the reader:  {scores.reader.line()}")
+    if args.replay:
+        print(replayed(shared, args.held_out, args.answers))
     if not args.held_out:
         from evaluation import labels
 

