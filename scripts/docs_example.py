@@ -5,6 +5,10 @@ tests/integration/test_note_png.py fail when they differ).
 Run: `python scripts/docs_example.py` (writes both), `--check` (exit 1 when either differs),
 `--text-only` (the README alone, without Chromium). The README's example stands between the
 two marker comments; the PNG is the note's top part in headless Chromium (Debian's `chromium`).
+The PNG names, in iTXt chunks, the note it shows (`Note`: the hash of the note's HTML, the
+example's path and keepd's version left out) and what drew it (`Source`: Chromium's version
+and the font files of its generic families): the note is compared on every machine, the
+pixels only where the same Chromium and fonts draw them.
 """
 
 from __future__ import annotations
@@ -12,9 +16,11 @@ from __future__ import annotations
 import argparse
 import base64
 import contextlib
+import hashlib
 import importlib
 import io
 import re
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -50,10 +56,42 @@ def readme_with(readme: str, report: str) -> str:
     return readme[:start] + "\n```\n" + report + "```\n" + readme[end:]
 
 
+def note_digest() -> str:
+    """The sha256 of the bundled example's note as keepd writes it, the example's path and
+    keepd's version (its footer names both) made the same on any machine."""
+    from keepd import __version__
+    from keepd.api import analyse_file
+    from keepd.paths import example_session
+    from keepd.report.note import write_note
+
+    with tempfile.TemporaryDirectory() as folder:
+        html = write_note(analyse_file(example_session()), Path(folder)).read_text("utf-8")
+    html = html.replace(str(example_session()), "EXAMPLE").replace(__version__, "VERSION")
+    return hashlib.sha256(html.encode("utf-8")).hexdigest()
+
+
+def renderer(executable: str) -> str:
+    """What draws the PNG's pixels: Chromium's version and the files of the fonts its generic
+    families stand for here."""
+    fonts = [_output("fc-match", "-f", "%{file}", family) for family in ("sans-serif", "monospace")]
+    return "; ".join([_output(executable, "--version").strip(), *fonts])
+
+
+def _output(*argv: str) -> str:
+    """What a command prints; "" when it is not there or fails (no fonts' word, then)."""
+    try:
+        done = subprocess.run(argv, check=False, capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return ""
+    return done.stdout if done.returncode == 0 else ""
+
+
 def note_png() -> bytes:
-    """The note of the bundled example, its top part, in headless Chromium (light scheme)."""
+    """The note of the bundled example, its top part, in headless Chromium (light scheme),
+    with the note's hash and what drew it as iTXt chunks (`Note`, `Source`)."""
     sys.path.insert(0, str(ROOT))
     browser_module = importlib.import_module("tests.integration.browser")
+    desktop = importlib.import_module("tests.integration.desktop")
     executable = browser_module.chromium()
     if executable is None:
         raise SystemExit("chromium is not installed")
@@ -71,7 +109,22 @@ def note_png() -> bytes:
         browser.page("Emulation.setDeviceMetricsOverride", metrics)
         clip = {"x": 0, "y": 0, **SHOT, "scale": 1}
         shot = browser.page("Page.captureScreenshot", {"format": "png", "clip": clip})
-    return base64.b64decode(shot["data"])
+    texts = {"Note": note_digest(), "Source": renderer(executable)}
+    return bytes(desktop.with_texts(base64.b64decode(shot["data"]), texts))
+
+
+def same_picture(shot: bytes, committed: bytes) -> bool:
+    """Whether the committed PNG shows the note `shot` shows: the same note, and the same
+    pixels where the same Chromium and fonts drew both."""
+    sys.path.insert(0, str(ROOT))
+    browser_module = importlib.import_module("tests.integration.browser")
+    desktop = importlib.import_module("tests.integration.desktop")
+    now, then = desktop.png_texts(shot), desktop.png_texts(committed)
+    if now.get("Note") != then.get("Note"):
+        return False
+    if now.get("Source") != then.get("Source"):
+        return True
+    return bool(browser_module.png_pixels(shot) == browser_module.png_pixels(committed))
 
 
 def main() -> int:
@@ -87,13 +140,8 @@ def main() -> int:
         if not args.check:
             README.write_text(wanted, encoding="utf-8")
     if not args.text_only:
-        sys.path.insert(0, str(ROOT))
-        browser_module = importlib.import_module("tests.integration.browser")
         shot = note_png()
-        same = PNG.exists() and browser_module.png_pixels(shot) == browser_module.png_pixels(
-            PNG.read_bytes()
-        )
-        if not same:
+        if not (PNG.exists() and same_picture(shot, PNG.read_bytes())):
             differs.append(str(PNG))
             if not args.check:
                 PNG.write_bytes(shot)

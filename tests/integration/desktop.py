@@ -133,6 +133,23 @@ def rgb_png(width: int, height: int, pixels: bytes, texts: dict[str, str]) -> by
     return b"\x89PNG\r\n\x1a\n" + b"".join(chunks)
 
 
+def with_texts(data: bytes, texts: dict[str, str]) -> bytes:
+    """The PNG `data` with `texts` as iTXt chunks (UTF-8) right after its header, in place of
+    any chunks of those keywords it had; its pixels untouched."""
+    chunks, at = [], 8
+    while at < len(data):
+        (length,) = struct.unpack(">I", data[at : at + 4])
+        kind, body = data[at + 4 : at + 8], data[at + 8 : at + 8 + length]
+        if not (kind == b"iTXt" and body.split(b"\0", 1)[0].decode("latin-1") in texts):
+            chunks.append(data[at : at + 12 + length])
+        at += 12 + length
+    added = [
+        _chunk(b"iTXt", key.encode("latin-1") + b"\0\0\0\0\0" + value.encode())
+        for key, value in texts.items()
+    ]
+    return data[:8] + b"".join(chunks[:1] + added + chunks[1:])
+
+
 def png_texts(data: bytes) -> dict[str, str]:
     """The uncompressed iTXt chunks of a PNG, by keyword."""
     texts: dict[str, str] = {}
