@@ -55,17 +55,15 @@ def _notices(measured: Sequence[with_reader.Measured]) -> str:
         """## The notices a person would get, keepd alone and with the reader
 
 Each labelled session with a recorded reader answer is replayed turn by turn through the
-daemon's own notice policy (`keepd.daemon.policy.decide`, default settings), as the daemon
-follows it. Each notice is marked against the readers: at the newest task so far (within one
-of where a reader's newest task marked up to that prompt begins), else at a reader's task
-boundary, else at a step, else at neither. A notice "at a reader's task boundary" counts both
-of the first two. The reader is the opt-in `[reader]` (docs/reader.md): keepd asks the
-person's own `claude -p` where pieces of work begin. There is no model here, so its answers
-were recorded once, each from a model given only the request keepd would send, and are stored
-by the request's hash (`evaluation/data/reader/`). A break notice comes at a clear break; the
-urgent one comes near auto-compact whether there is one or not (issue 27 asks that it still
-come), so an urgent notice sent where no reader marks a task yet cannot be at one: the rows for
-each kind show what that costs the share (the urgent row's last figure counts those)."""
+daemon's own notice policy (`keepd.daemon.policy.decide`, default settings). Each notice is
+marked against the readers: at the newest task so far (within one of where a reader's newest
+task marked up to that prompt begins), else at a reader's task boundary, else at a step, else
+at neither. A notice "at a reader's task boundary" counts both of the first two. The reader is
+the opt-in `[reader]` (docs/reader.md): keepd asks the person's own `claude -p` where pieces of
+work begin. There is no model here, so its answers were recorded, each from a model given only
+the request keepd would send, and are stored by the request's hash (`evaluation/data/reader/`).
+The urgent notice comes near auto-compact, clear break or not (issue 27), so one sent before
+any reader marks a task cannot be at one (the urgent row's last figure)."""
     ]
     for found in measured:
         parts.append(
@@ -76,9 +74,8 @@ each kind show what that costs the share (the urgent row's last figure counts th
         )
     parts.append(
         with_reader.NOTE
-        + " The daemon asks the reader only while a notice of the kind due may still come (no"
-        " break notice sent yet, or, where the urgent one is due, none in this filling of the"
-        " context), so a session's later notices are decided on the local grade. Printed by"
+        + " The daemon asks the reader only while a notice of the kind due may still come, so a"
+        " session's later notices are decided on the local grade. Printed by"
         " `python -m evaluation`; the label figures alone by `python -m evaluation.reader"
         " [--held-out]`."
     )

@@ -77,11 +77,11 @@ class Measured:
             ["notices at a reader's task boundary", *(n[1] for n in notices), _floor("task")],
             ["notices at the newest task so far", *(n[2] for n in notices), _floor("newest")],
             [
-                "notices where a reader marks a task by then (the most that can be at one)",
+                "notices where a reader marks a task by then (the most at one)",
                 *(n[3] for n in notices),
                 "-",
             ],
-            ["break notices at a reader's task boundary", *(n[4] for n in notices), "-"],
+            ["break notices at a task boundary", *(n[4] for n in notices), "-"],
             [URGENT_ROW, *(n[5] for n in notices), "-"],
             *([label, *(n[6 + k] for n in notices), "-"] for k, label in enumerate(SURENESS_ROWS)),
             ["pick within one of the readers' newest", alone[0], merged[0], "-", _floor("pick")],
@@ -103,11 +103,11 @@ class Measured:
 
 
 LEFT_OUT = "keepd's points left one project out"
-URGENT_ROW = "urgent notices at a reader's task boundary; sent where no reader marks a task yet"
+URGENT_ROW = "urgent notices at a task boundary; sent before any task is marked"
 SURENESS_ROWS = (  # by `replay.SURENESS`
-    "notices that say fairly sure: at a reader's task boundary",
-    "notices that say less sure: at a reader's task boundary",
-    "notices at a stop not ●●● (saying neither): at a reader's task boundary",
+    "saying fairly sure: at a task boundary",
+    "saying less sure: at a task boundary",
+    "saying neither (not ●●●): at a task boundary",
 )
 
 
@@ -182,9 +182,7 @@ def side_lines(found: Measured) -> list[str]:
 
 NOTE = (
     "An answer is recorded for every request the daemon would send, turn by turn, and for "
-    "each session's whole history (evaluation/data/reader/README.md); a request with no "
-    "answer (one changed since they were recorded) leaves the local grade, as when the reader "
-    "fails. The hindsight bound cuts the "
+    "each session's whole history (evaluation/data/reader/README.md). The hindsight bound cuts the "
     "whole-history answer to the prompts so far at every ask: that answer saw later prompts, "
     "so it is not what the daemon would do. The label figures read the whole history, as the "
     "labels do. The reader fits nothing: its answers are scored as recorded on both sides; the "
