@@ -80,10 +80,15 @@ def fitted_stops(
     return usable & (task | ~near), task
 
 
-def fit(features: FloatArray, task: npt.NDArray[np.bool_], ridge: float = RIDGE) -> FloatArray:
-    """The ridge logistic fit (evaluation/logistic.py): the intercept, then one coefficient per
-    column."""
-    return ridge_logistic(features, task, ridge)
+def fit(
+    features: FloatArray,
+    task: npt.NDArray[np.bool_],
+    ridge: float = RIDGE,
+    weights: FloatArray | None = None,
+) -> FloatArray:
+    """The ridge logistic fit (evaluation/logistic.py), rows weighted by `weights` if given:
+    the intercept, then one coefficient per column."""
+    return ridge_logistic(features, task, ridge, weights)
 
 
 def fitted(
@@ -94,9 +99,7 @@ def fitted(
     columns = [sessions[0].fields.index(field) for field in keep]
     features = np.concatenate([s.features[:, columns] for s in sessions])
     task = np.concatenate([s.task for s in sessions])
-    if not by_project:
-        return fit(features, task, ridge)
-    return ridge_logistic(features, task, ridge, project_weights(sessions))
+    return fit(features, task, ridge, project_weights(sessions) if by_project else None)
 
 
 def project_weights(sessions: Sequence[Stops], projects: Sequence[str] | None = None) -> FloatArray:

@@ -59,13 +59,20 @@ def readme_with(readme: str, report: str) -> str:
 def note_digest() -> str:
     """The sha256 of the bundled example's note as keepd writes it, the example's path and
     keepd's version (its footer names both) made the same on any machine."""
-    from keepd import __version__
     from keepd.api import analyse_file
     from keepd.paths import example_session
     from keepd.report.note import write_note
 
     with tempfile.TemporaryDirectory() as folder:
-        html = write_note(analyse_file(example_session()), Path(folder)).read_text("utf-8")
+        return _digest(write_note(analyse_file(example_session()), Path(folder)))
+
+
+def _digest(note: Path) -> str:
+    """The sha256 of a written note of the example, its path and keepd's version left out."""
+    from keepd import __version__
+    from keepd.paths import example_session
+
+    html = note.read_text("utf-8")
     html = html.replace(str(example_session()), "EXAMPLE").replace(__version__, "VERSION")
     return hashlib.sha256(html.encode("utf-8")).hexdigest()
 
@@ -101,7 +108,9 @@ def note_png() -> bytes:
 
     analysis = analyse_file(example_session())
     with tempfile.TemporaryDirectory() as folder, browser_module.Browser(executable) as browser:
-        browser.open(write_note(analysis, Path(folder)))
+        note = write_note(analysis, Path(folder))
+        digest = _digest(note)
+        browser.open(note)
         if browser.errors():
             raise SystemExit(f"console: {browser.errors()}")
         browser.color_scheme("light")
@@ -109,7 +118,7 @@ def note_png() -> bytes:
         browser.page("Emulation.setDeviceMetricsOverride", metrics)
         clip = {"x": 0, "y": 0, **SHOT, "scale": 1}
         shot = browser.page("Page.captureScreenshot", {"format": "png", "clip": clip})
-    texts = {"Note": note_digest(), "Source": renderer(executable)}
+    texts = {"Note": digest, "Source": renderer(executable)}
     return bytes(desktop.with_texts(base64.b64decode(shot["data"]), texts))
 
 

@@ -130,18 +130,19 @@ def _said(
 
 
 def against(
-    first: dict[str, tuple[dict[str, bool], str]], second: dict[str, tuple[dict[str, bool], str]]
+    first: dict[str, tuple[dict[str, bool], str]],
+    second: dict[str, tuple[dict[str, bool], str]],
+    aim: str,
 ) -> str:
-    """Today's aim with two answers to each request: the sessions each gets within one, both
+    """The aim `aim` with two answers to each request: the sessions each gets within one, both
     get, either gets, and the misses of each with what its answer said.
 
     >>> one = {"a": ({"t": True}, "x"), "b": ({"t": False}, "y"), "c": ({"t": True}, "z")}
     >>> two = {"a": ({"t": True}, "x"), "b": ({"t": True}, "y2"), "c": ({"t": False}, "z2")}
-    >>> against(one, two).splitlines()[0].split(": ")[1]
+    >>> against(one, two, "t").splitlines()[0].split(": ")[1]
     "the first answer's pick within one in 2, the second's in 2, both in 1, either in 3"
     """
     names = sorted(set(first) & set(second))
-    aim = next(iter(first[names[0]][0])) if names else ""
     hit = {n: (first[n][0][aim], second[n][0][aim]) for n in names}
     lines = [
         f"{len(names)} sessions answered twice: the first answer's pick within one in "
@@ -179,7 +180,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if args.against is not None:
         once = scored(shared, args.answers, args.held_out)
-        print(against(once, scored(shared, args.against, args.held_out)))
+        print(against(once, scored(shared, args.against, args.held_out), next(iter(AIMS))))
         return 0
     found = scored(shared, args.answers)
     first = next(iter(AIMS))

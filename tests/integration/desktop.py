@@ -136,34 +136,40 @@ def rgb_png(width: int, height: int, pixels: bytes, texts: dict[str, str]) -> by
 def with_texts(data: bytes, texts: dict[str, str]) -> bytes:
     """The PNG `data` with `texts` as iTXt chunks (UTF-8) right after its header, in place of
     any chunks of those keywords it had; its pixels untouched."""
-    chunks, at = [], 8
-    while at < len(data):
-        (length,) = struct.unpack(">I", data[at : at + 4])
-        kind, body = data[at + 4 : at + 8], data[at + 8 : at + 8 + length]
-        if not (kind == b"iTXt" and body.split(b"\0", 1)[0].decode("latin-1") in texts):
-            chunks.append(data[at : at + 12 + length])
-        at += 12 + length
+    kept = [
+        raw
+        for kind, body, raw in _chunks(data)
+        if not (kind == b"iTXt" and body.split(b"\0", 1)[0].decode("latin-1") in texts)
+    ]
     added = [
         _chunk(b"iTXt", key.encode("latin-1") + b"\0\0\0\0\0" + value.encode())
         for key, value in texts.items()
     ]
-    return data[:8] + b"".join(chunks[:1] + added + chunks[1:])
+    return data[:8] + b"".join(kept[:1] + added + kept[1:])
 
 
 def png_texts(data: bytes) -> dict[str, str]:
     """The uncompressed iTXt chunks of a PNG, by keyword."""
     texts: dict[str, str] = {}
-    at = 8
-    while at < len(data):
-        (length,) = struct.unpack(">I", data[at : at + 4])
-        kind, body = data[at + 4 : at + 8], data[at + 8 : at + 8 + length]
+    for kind, body, _raw in _chunks(data):
         if kind == b"iTXt":
             key, rest = body.split(b"\0", 1)
             if rest[:1] == b"\0":  # not compressed
                 _language, _translated, text = rest[2:].split(b"\0", 2)
                 texts[key.decode("latin-1")] = text.decode()
-        at += 12 + length
     return texts
+
+
+def _chunks(data: bytes) -> list[tuple[bytes, bytes, bytes]]:
+    """A PNG's chunks after its signature: each one's kind, body and bytes as they stand."""
+    found, at = [], 8
+    while at < len(data):
+        (length,) = struct.unpack(">I", data[at : at + 4])
+        found.append(
+            (data[at + 4 : at + 8], data[at + 8 : at + 8 + length], data[at : at + 12 + length])
+        )
+        at += 12 + length
+    return found
 
 
 def _chunk(kind: bytes, body: bytes) -> bytes:
