@@ -22,6 +22,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+from tests.integration.desktop import png_chunks
+
 _TRAMPOLINE = (
     "import fcntl, os, sys\n"
     "r, w = (fcntl.fcntl(int(a), fcntl.F_DUPFD, 10) for a in sys.argv[1:3])\n"
@@ -210,17 +212,13 @@ def _png_parts(data: bytes) -> tuple[int, int, int, bytes]:
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
     width = height = channels = 0
     idat = b""
-    at = 8
-    while at < len(data):
-        (length,) = struct.unpack(">I", data[at : at + 4])
-        kind, body = data[at + 4 : at + 8], data[at + 8 : at + 8 + length]
+    for kind, body, _raw in png_chunks(data):
         if kind == b"IHDR":
             width, height, depth, color = struct.unpack(">IIBB", body[:10])
             assert depth == 8 and color in (2, 6), (depth, color)
             channels = 3 if color == 2 else 4
         elif kind == b"IDAT":
             idat += body
-        at += 12 + length
     return width, height, channels, idat
 
 

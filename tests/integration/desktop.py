@@ -138,7 +138,7 @@ def with_texts(data: bytes, texts: dict[str, str]) -> bytes:
     any chunks of those keywords it had; its pixels untouched."""
     kept = [
         raw
-        for kind, body, raw in _chunks(data)
+        for kind, body, raw in png_chunks(data)
         if not (kind == b"iTXt" and body.split(b"\0", 1)[0].decode("latin-1") in texts)
     ]
     added = [
@@ -151,7 +151,7 @@ def with_texts(data: bytes, texts: dict[str, str]) -> bytes:
 def png_texts(data: bytes) -> dict[str, str]:
     """The uncompressed iTXt chunks of a PNG, by keyword."""
     texts: dict[str, str] = {}
-    for kind, body, _raw in _chunks(data):
+    for kind, body, _raw in png_chunks(data):
         if kind == b"iTXt":
             key, rest = body.split(b"\0", 1)
             if rest[:1] == b"\0":  # not compressed
@@ -160,7 +160,7 @@ def png_texts(data: bytes) -> dict[str, str]:
     return texts
 
 
-def _chunks(data: bytes) -> list[tuple[bytes, bytes, bytes]]:
+def png_chunks(data: bytes) -> list[tuple[bytes, bytes, bytes]]:
     """A PNG's chunks after its signature: each one's kind, body and bytes as they stand."""
     found, at = [], 8
     while at < len(data):
