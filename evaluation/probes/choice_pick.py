@@ -5,8 +5,8 @@ keepd's newest-work model (core/newest.py) is fitted per stop, a task start agai
 stop, and picks among the stops the curve can grade. Here the pick is fitted as what it is: one
 choice among a session's stops, or none (one piece of work), a conditional logit whose target is
 the stops within one of both readers' newest (stop 0 or 1, or none, where the readers' newest is
-0). Each stop's features are keepd's own (core/grade.py `newest_features`: the cues by name, the
-cue points, the words' height and zones), whether the curve can grade it, and how far it lies
+0). Each stop's features are keepd's own (core/grade.py `newest_features`: the cue points and
+new files, the words' height and zones), whether the curve can grade it, and how far it lies
 from the end (the last three stops by name, and the log of the distance), which every session
 has and which no project owns. Calibration only (boundaries.json); nothing held out is read.
 """
@@ -52,6 +52,8 @@ class Choice:
 
 
 def choice_of(item: labels.Labelled, names: Sequence[str]) -> Choice | None:
+    """A labelled session as a choice on the features `names` (None: its readers' newest
+    differ by more than one stop)."""
     newest = item.newest()
     if newest is None:
         return None
@@ -118,11 +120,13 @@ def fitted(choices: Sequence[Choice], ridge: float, steps: int = 100) -> FloatAr
 
 
 def picked(c: Choice, w: FloatArray) -> int | None:
+    """The stop of highest utility under `w` (None: no pick)."""
     k = int(np.argmax(c.x @ w))
     return None if k == 0 else k
 
 
 def left_out(choices: Sequence[Choice], ridge: float) -> list[bool]:
+    """Each session's pick within one of its readers' newest, fitted on the other projects."""
     hits = []
     for c in choices:
         rest = [o for o in choices if o.project != c.project]
@@ -131,13 +135,12 @@ def left_out(choices: Sequence[Choice], ridge: float) -> list[bool]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m evaluation.probes.choice_pick")
-    parser.add_argument("--shared", type=Path)
-    args = parser.parse_args(argv)
-    shared = shared_or_none(args.shared, "python -m evaluation.probes.choice_pick")
+    prog = "python -m evaluation.probes.choice_pick"
+    parser = argparse.ArgumentParser(prog=prog, description=__doc__)
+    parser.add_argument("--shared", type=Path, help="the shared folder (default: ../shared)")
+    shared = shared_or_none(parser.parse_args(argv).shared, prog)
     if shared is None:
-        print("no ../shared: nothing to fit")
-        return 0
+        return 2
     items = labels.load(shared)
     for title, names in FEATURE_SETS.items():
         choices = [c for c in (choice_of(item, names) for item in items) if c is not None]
