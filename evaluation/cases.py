@@ -42,10 +42,13 @@ def find_shared(start: Path | None = None) -> Path | None:
 
 def shared_or_none(given: Path | None, prog: str) -> Path | None:
     """`given`, else the `shared` folder beside the checkout; None, said in one line on
-    stderr, when there is neither."""
+    stderr, when there is neither or `given` holds no corpus of sessions."""
     shared = given or find_shared()
     if shared is None:
         print(f"{prog}: no ../shared corpus found (give --shared)", file=sys.stderr)
+    elif not (shared / "corpus" / "sessions").is_dir():
+        print(f"{prog}: {shared} holds no corpus/sessions folder", file=sys.stderr)
+        return None
     return shared
 
 
