@@ -198,10 +198,9 @@ def replayed(shared: Path, held_out: bool, answers: Path) -> str:
 
     cases = labels.load(shared, label_file(shared, held_out))
     answerer = reader_replay.recorded(answers)
-    runs = [  # the sessions `reader_replay.side` replays: those with a whole-history answer
-        reader_replay.replay_with(case.prepared.case.path, answerer)
-        for case in cases
-        if reader_replay.hindsight(case.prepared.case.path, answers) is not None
+    runs = [
+        reader_replay.replay_with(path, answerer)
+        for path, _cut in reader_replay.answered(cases, answers)
     ]
     asks = [ask for run in runs for ask in run.asks]
     found = replay.summarise([run.as_replay() for run in runs], {c.name: c for c in cases})

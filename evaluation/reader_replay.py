@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import dataclasses
 import tempfile
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -200,13 +200,20 @@ def side(
     alone: list[replay.Replayed] = []
     exact: list[Replayed] = []
     bound: list[Replayed] = []
+    answerer = recorded(answers)
+    for path, cut in answered(cases, answers):
+        done = (runs or {}).get(path.name)
+        alone.append(done if done is not None else replay.replay(path))
+        exact.append(replay_with(path, answerer))
+        bound.append(replay_with(path, cut))
+    return Side(alone, exact, bound)
+
+
+def answered(cases: Sequence[Labelled], answers: Path = ANSWERS) -> Iterator[tuple[Path, Answerer]]:
+    """Each labelled session with a recorded whole-history answer: its path, and that answer
+    cut to the prompts of each read (`hindsight`)."""
     for case in cases:
         path = case.prepared.case.path
         cut = hindsight(path, answers)
-        if cut is None:
-            continue
-        done = (runs or {}).get(path.name)
-        alone.append(done if done is not None else replay.replay(path))
-        exact.append(replay_with(path, recorded(answers)))
-        bound.append(replay_with(path, cut))
-    return Side(alone, exact, bound)
+        if cut is not None:
+            yield path, cut

@@ -24,6 +24,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from types import ModuleType
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
@@ -93,12 +94,17 @@ def _output(*argv: str) -> str:
     return done.stdout if done.returncode == 0 else ""
 
 
+def _integration(name: str) -> ModuleType:
+    """A helper module of tests/integration (the browser, the PNG chunks), from this checkout."""
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
+    return importlib.import_module(f"tests.integration.{name}")
+
+
 def note_png() -> bytes:
     """The note of the bundled example, its top part, in headless Chromium (light scheme),
     with the note's hash and what drew it as iTXt chunks (`Note`, `Source`)."""
-    sys.path.insert(0, str(ROOT))
-    browser_module = importlib.import_module("tests.integration.browser")
-    desktop = importlib.import_module("tests.integration.desktop")
+    browser_module, desktop = _integration("browser"), _integration("desktop")
     executable = browser_module.chromium()
     if executable is None:
         raise SystemExit("chromium is not installed")
@@ -125,9 +131,7 @@ def note_png() -> bytes:
 def same_picture(shot: bytes, committed: bytes) -> bool:
     """Whether the committed PNG shows the note `shot` shows: the same note, and the same
     pixels where the same Chromium and fonts drew both."""
-    sys.path.insert(0, str(ROOT))
-    browser_module = importlib.import_module("tests.integration.browser")
-    desktop = importlib.import_module("tests.integration.desktop")
+    browser_module, desktop = _integration("browser"), _integration("desktop")
     now, then = desktop.png_texts(shot), desktop.png_texts(committed)
     if now.get("Note") != then.get("Note"):
         return False

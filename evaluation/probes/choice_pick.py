@@ -127,11 +127,11 @@ def picked(c: Choice, w: FloatArray) -> int | None:
 
 def left_out(choices: Sequence[Choice], ridge: float) -> list[bool]:
     """Each session's pick within one of its readers' newest, fitted on the other projects."""
-    hits = []
+    by_project: dict[str, FloatArray] = {}
     for c in choices:
-        rest = [o for o in choices if o.project != c.project]
-        hits.append(bool(pick_near(c.newest, picked(c, fitted(rest, ridge)))))
-    return hits
+        if c.project not in by_project:
+            by_project[c.project] = fitted([o for o in choices if o.project != c.project], ridge)
+    return [bool(pick_near(c.newest, picked(c, by_project[c.project]))) for c in choices]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -146,7 +146,8 @@ def main(argv: list[str] | None = None) -> int:
         choices = [c for c in (choice_of(item, names) for item in items) if c is not None]
         for ridge in (0.3, 1.0, 3.0):
             hits = left_out(choices, ridge)
-            inside = [bool(pick_near(c.newest, picked(c, fitted(choices, ridge)))) for c in choices]
+            every = fitted(choices, ridge)
+            inside = [bool(pick_near(c.newest, picked(c, every))) for c in choices]
             print(
                 f"{title}, ridge {ridge}: left one project out {sum(hits)}/{len(hits)}; "
                 f"in sample {sum(inside)}/{len(inside)}"
