@@ -11,6 +11,7 @@ any data but the fifth stop and the half hour, which are round numbers nobody tu
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -81,6 +82,7 @@ class Row:
     summary: LabelSummary
     grades: bool
     picks: bool
+    hits: tuple[bool, ...] = ()  # per session whose readers' newest agree: the pick within one
 
 
 def baselines(cases: Sequence[Labelled], keepd: Sequence[SessionScore]) -> list[Row]:
@@ -88,12 +90,7 @@ def baselines(cases: Sequence[Labelled], keepd: Sequence[SessionScore]) -> list[
     whose ●●● count the random grade matches)."""
     count = {s.name: len(s.clear) for s in keepd}
     rows = [
-        Row(
-            name,
-            labels.summarise([labels.score_stops(c, [], pick(_stops(c))) for c in cases]),
-            False,
-            True,
-        )
+        _pick_row(name, [labels.score_stops(c, [], pick(_stops(c))) for c in cases])
         for name, pick in PICKS.items()
     ]
     rows += [
@@ -106,6 +103,14 @@ def baselines(cases: Sequence[Labelled], keepd: Sequence[SessionScore]) -> list[
         for name, rule in GRADES.items()
     ]
     return rows
+
+
+def _pick_row(name: str, scores: Sequence[SessionScore], grades: bool = False) -> Row:
+    return Row(name, labels.summarise(scores), grades, True, _hits(scores))
+
+
+def _hits(scores: Sequence[SessionScore]) -> tuple[bool, ...]:
+    return tuple(s.pick_near for s in scores if s.pick_near is not None)
 
 
 def best_pick(rows: Sequence[Row]) -> Row:
@@ -137,14 +142,43 @@ HEADERS = [
 
 
 def verdict(keepd: Row, rows: Sequence[Row]) -> str:
-    """Whether keepd's pick beats every trivial pick, in one line."""
+    """Whether keepd's pick beats every trivial pick, in one line, with the sessions only one of
+    keepd and the best trivial pick gets right: on a few dozen sessions a lead of a pick or two
+    is what chance gives (the sign test's two-sided p on those sessions says how often)."""
     best = best_pick(rows)
     k, b = keepd.summary, best.summary
     beats = "beats" if k.picks_near > b.picks_near else "does not beat"
-    return (
+    line = (
         f"{keepd.name}: the pick within one of the newest in {k.picks_near}/{k.sessions}; "
         f"it {beats} the best trivial pick ({best.name}, {b.picks_near}/{b.sessions})"
     )
+    if len(keepd.hits) != len(best.hits) or not keepd.hits:
+        return line
+    only_keepd = sum(a and not t for a, t in zip(keepd.hits, best.hits, strict=True))
+    only_best = sum(t and not a for a, t in zip(keepd.hits, best.hits, strict=True))
+    return (
+        f"{line}; right where the other is not: keepd {only_keepd}, {best.name} {only_best} "
+        f"(sign test p = {sign_test(only_keepd, only_best):.2f})"
+    )
+
+
+def sign_test(wins: int, losses: int) -> float:
+    """The two-sided exact sign test's p for `wins` against `losses` (ties left out): how often
+    two rules equally often right would split their disagreements at least this unevenly.
+
+    >>> sign_test(9, 9)
+    1.0
+    >>> round(sign_test(14, 5), 3)
+    0.064
+    >>> sign_test(0, 0)
+    1.0
+    """
+    n = wins + losses
+    if n == 0:
+        return 1.0
+    low = min(wins, losses)
+    tail: float = sum(math.comb(n, k) for k in range(low + 1)) / 2**n
+    return min(1.0, 2 * tail)
 
 
 def points_left_out(cases: Sequence[Labelled]) -> list[SessionScore]:
@@ -155,10 +189,12 @@ def points_left_out(cases: Sequence[Labelled]) -> list[SessionScore]:
     return fit_points.cross_validated(sessions, keep)
 
 
-def newest_left_out(cases: Sequence[Labelled], joins: dict[str, list[Prepared]]) -> LabelSummary:
+def newest_left_out(
+    cases: Sequence[Labelled], joins: dict[str, list[Prepared]]
+) -> tuple[LabelSummary, tuple[bool, ...]]:
     """keepd's pick with the newest-work model fitted left one project out (fit_newest's chosen
     setting on the labelled sessions and the calibration joins `joins`), the points as
-    shipped: only the pick's columns are filled."""
+    shipped: only the pick's columns are filled; beside it, each judged session's hit."""
     found = {c.name: fit_newest.case_of(c.prepared, {c.name}) for c in cases}
     stitched = {
         title: [fit_newest.case_of(p, p.case.pieces) for p in group]
@@ -167,7 +203,7 @@ def newest_left_out(cases: Sequence[Labelled], joins: dict[str, list[Prepared]])
     data = fit_newest.Data(list(cases), found, stitched)
     model = fit_newest.floored(data.model(fit_newest.CHOSEN), fit_newest.CHOSEN_FLOOR)
     hits = fit_newest.figures(data.labelled, data.cases, data.joins, model).labelled.hits
-    return LabelSummary(0, 0, 0, 0, len(hits), sum(hits))
+    return LabelSummary(0, 0, 0, 0, len(hits), sum(hits)), hits
 
 
 def against(
@@ -178,12 +214,12 @@ def against(
     """keepd's rows (on calibration: as shipped, in sample, then each fit left one project out)
     and every baseline's, then whether keepd's pick beats them."""
     shipped = "keepd as shipped" + (" (chosen on these sessions)" if joins is not None else "")
-    rows = [Row(shipped, labels.summarise(scores), True, True)]
+    rows = [_pick_row(shipped, scores, grades=True)]
     if joins is not None:
-        points = labels.summarise(points_left_out(found))
-        rows.append(Row("keepd, points and ●●● total left one project out", points, True, True))
-        newest = newest_left_out(found, joins)
-        rows.append(Row("keepd, newest-work model left one project out", newest, False, True))
+        points = points_left_out(found)
+        rows.append(_pick_row("keepd, points and ●●● total left one project out", points, True))
+        newest, hits = newest_left_out(found, joins)
+        rows.append(Row("keepd, newest-work model left one project out", newest, False, True, hits))
     trivial = baselines(found, scores)
     return [
         rows_table([*rows, *trivial]),

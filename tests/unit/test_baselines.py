@@ -66,3 +66,13 @@ def test_a_project_is_left_out_whole() -> None:
     names = ["a__x__1.jsonl", "b__y__1.jsonl", "a__x__2.jsonl", "a__z__1.jsonl"]
     assert project_folds(names) == [[0, 2], [1], [3]]
     assert same_projects(["a__x__1.jsonl"], names) == {"a__x__1.jsonl", "a__x__2.jsonl"}
+
+
+def test_the_verdict_counts_the_sessions_only_one_pick_gets() -> None:
+    summary = labels.LabelSummary(0, 0, 0, 0, 4, 2)
+    keepd = baselines.Row("keepd", summary, False, True, (True, True, False, False))
+    trivial = baselines.Row("one before the end", summary, False, True, (True, False, True, True))
+    line = baselines.verdict(keepd, [trivial])
+    assert "does not beat" in line
+    assert line.endswith("keepd 1, one before the end 2 (sign test p = 1.00)")
+    assert baselines.sign_test(0, 6) == baselines.sign_test(6, 0) == 2 / 64
