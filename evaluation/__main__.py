@@ -7,7 +7,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from evaluation import baselines, labels, replay, variants, with_reader
+from evaluation import baselines, fit_points, labels, replay, variants, with_reader
 from evaluation.cases import (
     CALIBRATION,
     HELD_OUT,
@@ -55,7 +55,8 @@ def main(argv: list[str] | None = None) -> int:
         sides = [("calibration", CALIBRATION), ("held out", HELD_OUT)]
         sides = sides[:1] if args.calibration else sides
         runs = {path.name: replay.replay(path) for path in _replayable(shared, args.calibration)}
-        print(replay.headline(read, runs))
+        calibration = next((f for s, f in read.items() if not s.held_out), [])
+        print(replay.headline(read, runs, fit_points.replayed_left_out(calibration)))
         print(with_reader.headline(read, shared, runs))
         stitched: dict[str, list[Prepared]] = {}
         for title, groups in sides:

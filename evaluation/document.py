@@ -67,6 +67,7 @@ class Run:
     seconds: float
     readers: dict[Source, list[Labelled]]
     replayed: list[Replayed]
+    replayed_left_out: list[Replayed]  # calibration's, keepd's points fitted on other projects
     reader: list[with_reader.Measured]
 
 
@@ -79,7 +80,7 @@ def write(run: Run, out: Path) -> Path:
             "the reference",
             "The headline figures are in [the guide](EVALUATION.md)." + _loaded(run),
         ),
-        readers_doc.headline(run.replayed, run.readers),
+        readers_doc.headline(run.replayed, run.readers, run.replayed_left_out),
         _segmentation(run),
         _sessions(run),
         readers_doc.readers_section(run.readers, run.groups),

@@ -21,14 +21,14 @@ import dataclasses
 import math
 import sys
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
 
-from evaluation import labels
+from evaluation import labels, replay
 from evaluation.cases import project, project_folds, shared_or_none
 from evaluation.labels import Labelled, LabelSummary, SessionScore
 from evaluation.logistic import ridge_logistic
@@ -189,16 +189,49 @@ def cross_validated(
     """Each session graded with the points fitted and the total chosen on the sessions of
     every other project (left one project out), in the order of `sessions`; `base`: the rest
     of the grading's constants; `by_project`: each project weighing alike in the fit."""
-    out: dict[int, SessionScore] = {}
+    tunings = fold_tunings(sessions, keep, base, by_project)
+    return [
+        labels.score_grading(s.case, grade(p.curve, p.frees, t, p.events, p.cues))
+        for s, t in zip(sessions, tunings, strict=True)
+        for p in (s.case.prepared,)
+    ]
+
+
+def fold_tunings(
+    sessions: Sequence[Stops],
+    keep: Sequence[str],
+    base: Tuning = DEFAULT_TUNING,
+    by_project: bool = False,
+) -> list[Tuning]:
+    """For each session, in the order of `sessions`, the grading's constants with the points
+    fitted and the ●●● total chosen on the sessions of every other project."""
+    out: dict[int, Tuning] = {}
     for fold in project_folds([s.case.name for s in sessions]):
         rest = [s for j, s in enumerate(sessions) if j not in fold]
         coefficients = fitted(rest, keep, by_project=by_project)
         points = table_of(coefficients, keep, sessions[0].fields, base.points)
         cases = [s.case for s in rest]
         points = dataclasses.replace(points, clear=chosen_total(cases, points, base))
-        left = [sessions[i].case for i in fold]
-        out.update(zip(fold, scores(left, points, base), strict=True))
+        out.update(dict.fromkeys(fold, dataclasses.replace(base, points=points)))
     return [out[i] for i in range(len(sessions))]
+
+
+def replayed_left_out(
+    cases: Sequence[Labelled], only: Collection[str] | None = None
+) -> list[replay.Replayed]:
+    """Each of `cases` (those named in `only`, if given) replayed turn by turn
+    (evaluation/replay.py) with the points fitted and the ●●● total chosen on the other
+    projects' sessions of `cases`: the notices a new project gets."""
+    if len({project(case.name) for case in cases}) < 2:
+        return []
+    sessions = [stops_of(case) for case in cases]
+    keep = [f for f in sessions[0].fields if f not in LEFT_OUT]
+    tunings = fold_tunings(sessions, keep)
+    return [
+        replay.replay(case.prepared.case.path, tuning=tuning)
+        for case, tuning in zip(cases, tunings, strict=True)
+        if only is None or case.name in only
+    ]
 
 
 def figures(found: Sequence[SessionScore]) -> list[str]:

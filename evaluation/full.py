@@ -16,6 +16,7 @@ from pathlib import Path
 
 from evaluation import (
     dialogue,
+    fit_points,
     labels,
     load,
     picks,
@@ -121,6 +122,9 @@ def collect(shared: Path, scale: Scale, out: Path) -> Run:
         readers = {source: labels.load(shared, source.path) for source in labels.sources(shared)}
         paths = corpus_sessions(shared)
         replayed = [replay.replay(path) for path in (paths[:3] if scale.tiny else paths)]
+        calibration = next((found for s, found in readers.items() if not s.held_out), [])
+        names = {run.session for run in replayed}
+        left_out = fit_points.replayed_left_out(calibration, names)
         _log("the reader's recorded answers, replayed")
         by_name = {run.session: run for run in replayed}
         reader = [
@@ -149,6 +153,7 @@ def collect(shared: Path, scale: Scale, out: Path) -> Run:
             seconds=0.0,
             readers=readers,
             replayed=replayed,
+            replayed_left_out=left_out,
             reader=reader,
         )
 

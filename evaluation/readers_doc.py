@@ -231,8 +231,13 @@ one project out" refit the cues' points and ●●● total (fit_points), or the
 (fit_newest), on the other projects' sessions only, then grade the project left out."""
 
 
-def headline(runs: Sequence[replay.Replayed], read: dict[Source, list[Labelled]]) -> str:
-    """The notices a person would get, per side: the page's first figure."""
+def headline(
+    runs: Sequence[replay.Replayed],
+    read: dict[Source, list[Labelled]],
+    left_out: Sequence[replay.Replayed] = (),
+) -> str:
+    """The notices a person would get, per side: the page's first figure; `left_out`:
+    calibration's sessions replayed with keepd's points fitted on the other projects."""
     by_name = {run.session: run for run in runs}
     return f"""## The notices a person would get
 
@@ -243,7 +248,7 @@ reader's newest task so far begins (the newest task marked at or before the prom
 answered), else of either reader's task boundary, else of a step, else neither. Calibration
 labels chose keepd's constants; held-out labels chose nothing.
 
-{replay.headline(read, by_name)}"""
+{replay.headline(read, by_name, left_out)}"""
 
 
 def replay_section(runs: Sequence[replay.Replayed], labelled: Sequence[Labelled]) -> str:

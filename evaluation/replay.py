@@ -352,15 +352,29 @@ def sureness_line(runs: Sequence[Replayed], labelled: dict[str, Labelled]) -> st
     )
 
 
-def headline(read: dict[Source, list[Labelled]], runs: dict[str, Replayed]) -> str:
+def headline(
+    read: dict[Source, list[Labelled]],
+    runs: dict[str, Replayed],
+    left_out: Sequence[Replayed] = (),
+) -> str:
     """The notices a person would get, per side, replayed turn by turn through the daemon's
-    policy and marked against the readers' boundaries."""
+    policy and marked against the readers' boundaries; `left_out`: calibration's sessions
+    replayed with keepd's points and ●●● total fitted on the other projects."""
     parts = ["notices a person would get (replayed through keepd.daemon.policy.decide)\n"]
     for source, found in read.items():
         by_name = {case.name: case for case in found}
         judged = [runs[name] for name in by_name if name in runs]
         role = "held out" if source.held_out else "calibration"
         parts.append(f"{role} ({source.title}): {line(summarise(judged, by_name))}")
+        if left_out and not source.held_out:
+            lopo = summarise([run for run in left_out if run.session in by_name], by_name)
+            parts.append(
+                f"{role}, keepd's points and ●●● total fitted on the other projects (left one "
+                f"project out): {lopo.at(NEWEST, TASK)}/{lopo.notices()} at a task boundary "
+                f"({lopo.at(NEWEST, TASK) / max(lopo.notices(), 1):.0%}); break "
+                f"{sum(lopo.breaks[m] for m in (NEWEST, TASK))}/{sum(lopo.breaks.values())}, "
+                f"urgent {sum(lopo.urgent[m] for m in (NEWEST, TASK))}/{sum(lopo.urgent.values())}"
+            )
         parts.append(f"{role}, {sureness_line(judged, by_name)}")
         sure = [
             replay(case.prepared.case.path, needs=CARRYING)

@@ -57,6 +57,8 @@ def test_full_evaluation_on_a_tiny_subset(shared: Path, tmp_path: Path) -> None:
         assert f"]({name})" in text, name
     assert text.index("## The notices a person would get") < text.index("## Dialogue topic")
     assert "keepd against trivial picks and grades" in text
+    assert "fitted on the other projects (left one project out): " in text
+    assert "right where the other is not: keepd " in text
     assert "A `--tiny` run" in text and "A `--tiny` run" in guide
     assert "for orjson" in text
     assert "Load: the 1-minute load average was" in text

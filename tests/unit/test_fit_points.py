@@ -1,10 +1,25 @@
-"""The points' fit (evaluation/fit_points.py): the ridge logistic, its rounding, and shares."""
+"""The points' fit (evaluation/fit_points.py): the ridge logistic, its rounding, shares, and
+the folds left one project out."""
 
 from __future__ import annotations
 
-import numpy as np
+import dataclasses
+from pathlib import Path
 
-from evaluation.fit_points import fit, lower, table_of
+import numpy as np
+import orjson
+
+from evaluation import labels
+from evaluation.cases import project
+from evaluation.fit_points import (
+    LEFT_OUT,
+    fit,
+    fold_tunings,
+    lower,
+    replayed_left_out,
+    stops_of,
+    table_of,
+)
 from keepd.core.points import DEFAULT_POINTS
 
 
@@ -42,3 +57,29 @@ def test_the_table_rounds_to_halves_and_leaves_out_what_was_not_fitted() -> None
 def test_a_share_one_standard_error_down() -> None:
     assert abs(lower(50, 55) - (50 / 55 - np.sqrt(50 / 55 * 5 / 55 / 55))) < 1e-12
     assert lower(0, 0) == 0.0 and lower(4, 4) == 1.0
+
+
+def _small_sessions(shared: Path, tmp_path: Path, projects: int) -> list[labels.Labelled]:
+    """The smallest labelled calibration session of each of the `projects` first projects."""
+    every = orjson.loads((shared / "corpus" / "labels" / "boundaries.json").read_bytes())
+    folder = shared / "corpus" / "sessions"
+    smallest: dict[str, str] = {}
+    for name in sorted(every, key=lambda n: (folder / n).stat().st_size):
+        smallest.setdefault(project(name), name)
+    chosen = sorted(smallest.values())[:projects]
+    path = tmp_path / "some.json"
+    path.write_bytes(orjson.dumps({n: every[n] for n in chosen}))
+    return labels.load(shared, path)
+
+
+def test_a_session_s_fold_never_reads_its_own_project_s_labels(
+    shared: Path, tmp_path: Path
+) -> None:
+    cases = _small_sessions(shared, tmp_path, 3)
+    sessions = [stops_of(case) for case in cases]
+    keep = [f for f in sessions[0].fields if f not in LEFT_OUT]
+    tunings = fold_tunings(sessions, keep)
+    every_task = dataclasses.replace(sessions[0], task=np.ones_like(sessions[0].task))
+    changed = fold_tunings([every_task, *sessions[1:]], keep)
+    assert changed[0] == tunings[0]
+    assert replayed_left_out(cases[:1]) == []  # one project: nothing to fit on
