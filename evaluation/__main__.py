@@ -56,8 +56,9 @@ def main(argv: list[str] | None = None) -> int:
         sides = sides[:1] if args.calibration else sides
         runs = {path.name: replay.replay(path) for path in _replayable(shared, args.calibration)}
         calibration = next((f for s, f in read.items() if not s.held_out), [])
-        print(replay.headline(read, runs, fit_points.replayed_left_out(calibration)))
-        print(with_reader.headline(read, shared, runs))
+        left_out = fit_points.replayed_left_out(calibration)
+        print(replay.headline(read, runs, left_out))
+        print(with_reader.headline(read, shared, runs, left_out))
         stitched: dict[str, list[Prepared]] = {}
         for title, groups in sides:
             cases = {group.title: group.cases(shared, out, args.count) for group in groups}

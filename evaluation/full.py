@@ -128,7 +128,14 @@ def collect(shared: Path, scale: Scale, out: Path) -> Run:
         _log("the reader's recorded answers, replayed")
         by_name = {run.session: run for run in replayed}
         reader = [
-            with_reader.measure(source, cases[:2] if scale.tiny else cases, shared, by_name, cases)
+            with_reader.measure(
+                source,
+                cases[:2] if scale.tiny else cases,
+                shared,
+                by_name,
+                cases,
+                alone_left_out=left_out,
+            )
             for source, cases in readers.items()
         ]
         return Run(

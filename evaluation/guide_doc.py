@@ -44,10 +44,9 @@ def _how() -> str:
 them, and the rest of the evaluation, is in [the reference page]({REFERENCE}). Two readers,
 each alone, marked where new work begins in real sessions, as a *task* (a different goal) or a
 *step* (the same task goes on), and where the work still going on at the end began (the
-*newest* piece). Calibration sessions (`../shared/corpus/labels/boundaries.json`) chose
-keepd's constants, so keepd's own figures on them are in sample; held-out sessions
-(`evaluation/data/held_out_labels.json`) chose nothing. "Within one" means within one stop
-(one prompt) of what the readers marked."""
+*newest* piece). keepd's own figures on calibration sessions are in sample, except where
+marked left one project out. "Within one" means within one stop (one prompt) of what the
+readers marked."""
 
 
 def _notices(measured: Sequence[with_reader.Measured]) -> str:
@@ -60,8 +59,8 @@ marked against the readers: at the newest task so far (within one of where a rea
 task marked up to that prompt begins), else at a reader's task boundary, else at a step, else
 at neither. A notice "at a reader's task boundary" counts both of the first two. The reader is
 the opt-in `[reader]` (docs/reader.md): keepd asks the person's own `claude -p` where pieces of
-work begin. There is no model here, so its answers were recorded, each from a model given only
-the request keepd would send, and are stored by the request's hash (`evaluation/data/reader/`).
+work begin. Its answers were recorded, each from a model given only the request keepd would
+send, stored by the request's hash (`evaluation/data/reader/`).
 The urgent notice comes near auto-compact, clear break or not (issue 27), so one sent before
 any reader marks a task cannot be at one (the urgent row's last figure)."""
     ]

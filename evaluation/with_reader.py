@@ -11,7 +11,7 @@ left one project out are in the labels' section).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -45,6 +45,7 @@ class Measured:
     scores: reader.Scores
     labelled: dict[str, Labelled]
     left_out: reader.Scores | None = None  # calibration: keepd's points refitted per project
+    alone_left_out: tuple[replay.Replayed, ...] = ()  # calibration: keepd alone, refitted so
 
     @property
     def role(self) -> str:
@@ -93,10 +94,16 @@ class Measured:
     def _left_out(self) -> list[list[str]]:
         if self.left_out is None:
             return []
+        notices = []
+        if self.alone_left_out:
+            judged = [run for run in self.alone_left_out if run.session in self.labelled]
+            at_task = _notices(judged, self.labelled)[1]
+            row = [f"notices at a reader's task boundary, {LEFT_OUT}", at_task, "-", "-"]
+            notices = [[*row, _floor("task")]]
         alone, merged = _labels(self.left_out.local), _labels(self.left_out.reader)
         names = ("pick within one", "task switches with ●●●", "●●● zones near a boundary")
         floors = ("pick", "switches", "zones")
-        return [
+        return notices + [
             [f"{name}, {LEFT_OUT}", a, m, "-", _floor(f)]
             for name, a, m, f in zip(names, alone, merged, floors, strict=True)
         ]
@@ -124,10 +131,13 @@ def measure(
     shared: Path,
     runs: Mapping[str, replay.Replayed] | None = None,
     every: list[Labelled] | None = None,
+    *,
+    alone_left_out: Sequence[replay.Replayed] = (),
 ) -> Measured:
     """One side's cases with a recorded answer, replayed and scored with and without it; on
     calibration also with keepd's points refitted on the other projects of `every` (default:
-    `cases`)."""
+    `cases`), and keepd alone's notices so refitted (`alone_left_out`, those of `cases` with an
+    answer counted)."""
     labelled = {case.name: case for case in cases}
     found = reader_replay.side(cases, runs=runs)
     chosen = {n: v for n, v in side_labels(shared, source.held_out).items() if n in labelled}
@@ -135,7 +145,11 @@ def measure(
     scores = reader.score(sessions, chosen)
     fit_on = every if every is not None else cases
     left_out = None if source.held_out else reader.score_left_out(sessions, chosen, fit_on)
-    return Measured(source, found, scores, labelled, left_out)
+    if left_out is None:
+        alone_left_out = ()
+    answered = {run.session for run in found.exact}
+    kept = tuple(run for run in alone_left_out if run.session in answered)
+    return Measured(source, found, scores, labelled, left_out, kept)
 
 
 def _notices(runs: list[replay.Replayed], labelled: dict[str, Labelled]) -> tuple[str, ...]:
@@ -198,10 +212,12 @@ def headline(
     read: dict[Source, list[Labelled]],
     shared: Path,
     runs: Mapping[str, replay.Replayed] | None = None,
+    alone_left_out: Sequence[replay.Replayed] = (),
 ) -> str:
-    """Both sides' reader figures, with how they were measured."""
+    """Both sides' reader figures, with how they were measured (`alone_left_out`: calibration's
+    notices with keepd's points refitted on the other projects)."""
     parts = ["with the reader's recorded answers (issue 28), beside keepd alone\n", NOTE, ""]
     for source, cases in read.items():
-        parts += side_lines(measure(source, cases, shared, runs))
+        parts += side_lines(measure(source, cases, shared, runs, alone_left_out=alone_left_out))
         parts.append("")
     return "\n".join(parts)

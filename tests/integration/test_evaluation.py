@@ -72,5 +72,6 @@ def test_full_evaluation_on_a_tiny_subset(shared: Path, tmp_path: Path) -> None:
     for side in ("### calibration", "### held out"):
         assert side in guide, side
     assert "| keepd alone | with the recorded answers | hindsight bound |" in guide
+    assert "| notices at a reader's task boundary, keepd's points left one project out |" in guide
     assert "EVALUATION-reference.md" in guide
     assert len(guide.split()) < GUIDE_WORDS
