@@ -185,8 +185,7 @@ def points_left_out(cases: Sequence[Labelled]) -> list[SessionScore]:
     """keepd's grades with the cues' points fitted and the ●●● total chosen left one project
     out (fit_points), the newest-work model as shipped."""
     sessions = [fit_points.stops_of(case) for case in cases]
-    keep = [f for f in sessions[0].fields if f not in fit_points.LEFT_OUT]
-    return fit_points.cross_validated(sessions, keep)
+    return fit_points.cross_validated(sessions, fit_points.kept(sessions))
 
 
 def newest_left_out(

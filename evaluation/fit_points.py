@@ -190,11 +190,7 @@ def cross_validated(
     every other project (left one project out), in the order of `sessions`; `base`: the rest
     of the grading's constants; `by_project`: each project weighing alike in the fit."""
     tunings = fold_tunings(sessions, keep, base, by_project)
-    return [
-        labels.score_grading(s.case, grade(p.curve, p.frees, t, p.events, p.cues))
-        for s, t in zip(sessions, tunings, strict=True)
-        for p in (s.case.prepared,)
-    ]
+    return [labels.score_session(s.case, t) for s, t in zip(sessions, tunings, strict=True)]
 
 
 def fold_tunings(
@@ -216,21 +212,31 @@ def fold_tunings(
     return [out[i] for i in range(len(sessions))]
 
 
+def kept(sessions: Sequence[Stops]) -> list[str]:
+    """The signals fitted unless asked otherwise: every one but `LEFT_OUT`."""
+    return [f for f in sessions[0].fields if f not in LEFT_OUT] if sessions else []
+
+
+def tunings_left_out(cases: Sequence[Labelled]) -> dict[str, Tuning]:
+    """Each of `cases` by name, with the grading's constants whose points are fitted and whose
+    ●●● total is chosen on the other projects' sessions of `cases` (none with one project)."""
+    if len({project(case.name) for case in cases}) < 2:
+        return {}
+    sessions = [stops_of(case) for case in cases]
+    tunings = fold_tunings(sessions, kept(sessions))
+    return {case.name: tuning for case, tuning in zip(cases, tunings, strict=True)}
+
+
 def replayed_left_out(
     cases: Sequence[Labelled], only: Collection[str] | None = None
 ) -> list[replay.Replayed]:
     """Each of `cases` (those named in `only`, if given) replayed turn by turn
-    (evaluation/replay.py) with the points fitted and the ●●● total chosen on the other
-    projects' sessions of `cases`: the notices a new project gets."""
-    if len({project(case.name) for case in cases}) < 2:
-        return []
-    sessions = [stops_of(case) for case in cases]
-    keep = [f for f in sessions[0].fields if f not in LEFT_OUT]
-    tunings = fold_tunings(sessions, keep)
+    (evaluation/replay.py) with `tunings_left_out`: the notices a new project gets."""
+    tunings = tunings_left_out(cases)
     return [
-        replay.replay(case.prepared.case.path, tuning=tuning)
-        for case, tuning in zip(cases, tunings, strict=True)
-        if only is None or case.name in only
+        replay.replay(case.prepared.case.path, tuning=tunings[case.name])
+        for case in cases
+        if case.name in tunings and (only is None or case.name in only)
     ]
 
 

@@ -15,13 +15,11 @@ scored as recorded. `python -m evaluation.reader [--held-out]`.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from evaluation.cases import project_folds
 from evaluation.labels import Labelled, pick_near, reader_of
 from evaluation.piece_gold import agreed, reader_tasks
 from keepd.config import ReaderConfig
@@ -115,23 +113,11 @@ def score_left_out(
     recorded answers."""
     from evaluation import fit_points
 
-    stops = [fit_points.stops_of(case) for case in cases]
+    tunings = fit_points.tunings_left_out(cases)
     out = Scores()
-    if not stops:
-        return out
-    keep = [f for f in stops[0].fields if f not in fit_points.LEFT_OUT]
-    for fold in project_folds([s.case.name for s in stops]):
-        rest = [s for j, s in enumerate(stops) if j not in fold]
-        if not rest or not any(labels.get(stops[i].case.name) for i in fold):
-            continue
-        points = fit_points.table_of(fit_points.fitted(rest, keep), keep, stops[0].fields)
-        total = fit_points.chosen_total([s.case for s in rest], points)
-        tuning = dataclasses.replace(
-            DEFAULT_TUNING, points=dataclasses.replace(points, clear=total)
-        )
-        for name in (stops[i].case.name for i in fold):
-            if name in labels:
-                _score_one(out, sessions / name, labels[name], answers, tuning)
+    for name, label in sorted(labels.items()):
+        if name in tunings:
+            _score_one(out, sessions / name, label, answers, tunings[name])
     return out
 
 

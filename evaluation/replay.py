@@ -235,6 +235,15 @@ class ReplaySummary:
         return sum(self.breaks.get(m, 0) + self.urgent.get(m, 0) for m in marks)
 
 
+def at_task_of(by_mark: dict[str, int]) -> tuple[int, int]:
+    """Of one kind's notices by mark, how many are at a task boundary, and how many there are.
+
+    >>> at_task_of({NEWEST: 2, TASK: 1, STEP: 3, NEITHER: 0})
+    (3, 6)
+    """
+    return by_mark[NEWEST] + by_mark[TASK], sum(by_mark.values())
+
+
 def summarise(runs: Sequence[Replayed], labelled: dict[str, Labelled]) -> ReplaySummary:
     """The notices of the runs whose session `labelled` holds."""
     breaks = dict.fromkeys(MARKS, 0)
@@ -368,12 +377,12 @@ def headline(
         parts.append(f"{role} ({source.title}): {line(summarise(judged, by_name))}")
         if left_out and not source.held_out:
             lopo = summarise([run for run in left_out if run.session in by_name], by_name)
+            hits, sent = lopo.at(NEWEST, TASK), lopo.notices()
+            breaks, urgent = at_task_of(lopo.breaks), at_task_of(lopo.urgent)
             parts.append(
                 f"{role}, keepd's points and ●●● total fitted on the other projects (left one "
-                f"project out): {lopo.at(NEWEST, TASK)}/{lopo.notices()} at a task boundary "
-                f"({lopo.at(NEWEST, TASK) / max(lopo.notices(), 1):.0%}); break "
-                f"{sum(lopo.breaks[m] for m in (NEWEST, TASK))}/{sum(lopo.breaks.values())}, "
-                f"urgent {sum(lopo.urgent[m] for m in (NEWEST, TASK))}/{sum(lopo.urgent.values())}"
+                f"project out): {hits}/{sent} at a task boundary ({hits / max(sent, 1):.0%}); "
+                f"break {breaks[0]}/{breaks[1]}, urgent {urgent[0]}/{urgent[1]}"
             )
         parts.append(f"{role}, {sureness_line(judged, by_name)}")
         sure = [

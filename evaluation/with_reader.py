@@ -96,8 +96,7 @@ class Measured:
             return []
         notices = []
         if self.alone_left_out:
-            judged = [run for run in self.alone_left_out if run.session in self.labelled]
-            at_task = _notices(judged, self.labelled)[1]
+            at_task = _notices(list(self.alone_left_out), self.labelled)[1]
             row = [f"notices at a reader's task boundary, {LEFT_OUT}", at_task, "-", "-"]
             notices = [[*row, _floor("task")]]
         alone, merged = _labels(self.left_out.local), _labels(self.left_out.reader)
@@ -145,8 +144,6 @@ def measure(
     scores = reader.score(sessions, chosen)
     fit_on = every if every is not None else cases
     left_out = None if source.held_out else reader.score_left_out(sessions, chosen, fit_on)
-    if left_out is None:
-        alone_left_out = ()
     answered = {run.session for run in found.exact}
     kept = tuple(run for run in alone_left_out if run.session in answered)
     return Measured(source, found, scores, labelled, left_out, kept)
@@ -173,7 +170,7 @@ def _at_task(by_mark: dict[str, int]) -> str:
     >>> _at_task({replay.NEWEST: 2, replay.TASK: 1, replay.STEP: 3, replay.NEITHER: 0})
     '3/6 (50%)'
     """
-    return share(by_mark[replay.NEWEST] + by_mark[replay.TASK], sum(by_mark.values()))
+    return share(*replay.at_task_of(by_mark))
 
 
 def _labels(t: Tally) -> tuple[str, str, str]:

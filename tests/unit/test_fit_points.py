@@ -12,9 +12,9 @@ import orjson
 from evaluation import labels
 from evaluation.cases import project
 from evaluation.fit_points import (
-    LEFT_OUT,
     fit,
     fold_tunings,
+    kept,
     lower,
     replayed_left_out,
     stops_of,
@@ -77,7 +77,7 @@ def test_a_session_s_fold_never_reads_its_own_project_s_labels(
 ) -> None:
     cases = _small_sessions(shared, tmp_path, 3)
     sessions = [stops_of(case) for case in cases]
-    keep = [f for f in sessions[0].fields if f not in LEFT_OUT]
+    keep = kept(sessions)
     tunings = fold_tunings(sessions, keep)
     every_task = dataclasses.replace(sessions[0], task=np.ones_like(sessions[0].task))
     changed = fold_tunings([every_task, *sessions[1:]], keep)
